@@ -1,0 +1,39 @@
+package dev.ratelimit;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Where decisions read the time: epoch milliseconds that never go back ({@link #system()}), or a
+ * {@link ManualClock} that tests drive. Read once per decision.
+ */
+public interface Clock {
+
+  /** Milliseconds since the epoch. */
+  long millis();
+
+  /** Blocks for the given time on this clock. */
+  default void sleep(long millis) throws InterruptedException {
+    long deadline = millis() + millis;
+    for (long left = millis; left > 0; left = deadline - millis()) {
+      Thread.sleep(left);
+    }
+  }
+
+  /** Completes once the given time has passed on this clock, without blocking a thread. */
+  default CompletionStage<Void> after(long millis) {
+    if (millis <= 0) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return CompletableFuture.runAsync(() -> {}, CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS));
+  }
+
+  /**
+   * The wall-clock time at startup advanced by a monotonic source, so it never goes back even
+   * when the system time is changed.
+   */
+  static Clock system() {
+    return SystemClock.INSTANCE;
+  }
+}

@@ -1,0 +1,57 @@
+package dev.ratelimit;
+
+import dev.ratelimit.spec.SpecWriter;
+import java.time.Duration;
+
+/**
+ * The generic cell rate algorithm: the same admissions as a {@link TokenBucket} while time moves
+ * forward, kept as one number per key (the theoretical arrival time).
+ *
+ * @param maxReserved how deep {@code reserve} may go into debt ({@code Infinity}: unbounded)
+ * @param shards sub-keys a hot key is split into (1: not sharded)
+ * @param failure the policy while a remote store is down; {@code null}: the store's
+ */
+public record Gcra(double rate, Duration period, double capacity, double maxReserved, int shards,
+    FailurePolicy failure) implements Limit {
+
+  public Gcra {
+    Checks.positive("rate", rate);
+    Checks.period(period);
+    Checks.positive("capacity", capacity);
+    Checks.notNegative("maxReserved", maxReserved);
+    Checks.atLeastOne("shards", shards);
+    Checks.capacityFitsShards(capacity, shards);
+  }
+
+  @Override
+  public String kind() {
+    return "gcra";
+  }
+
+  @Override
+  public boolean reservable() {
+    return true;
+  }
+
+  public Gcra withCapacity(double capacity) {
+    return new Gcra(rate, period, capacity, maxReserved, shards, failure);
+  }
+
+  public Gcra withMaxReserved(double maxReserved) {
+    return new Gcra(rate, period, capacity, maxReserved, shards, failure);
+  }
+
+  public Gcra withShards(int shards) {
+    return new Gcra(rate, period, capacity, maxReserved, shards, failure);
+  }
+
+  public Gcra withFailure(FailurePolicy failure) {
+    return new Gcra(rate, period, capacity, maxReserved, shards, failure);
+  }
+
+  @Override
+  public String toString() {
+    return new SpecWriter(kind()).rate(rate).period(period).capacity(capacity, rate)
+        .maxReserved(maxReserved).shards(shards).failure(failure).toString();
+  }
+}

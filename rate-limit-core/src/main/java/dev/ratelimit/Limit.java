@@ -1,0 +1,76 @@
+package dev.ratelimit;
+
+import dev.ratelimit.spec.LimitSpecParser;
+import java.time.Duration;
+
+/**
+ * How many units a key may spend over time: one of six kinds, each an immutable record that
+ * checks its own values. {@link #toString()} gives the spec (DESIGN.md §5) that {@link #parse}
+ * reads back.
+ *
+ * <pre>{@code
+ * Limit api = Limit.parse("token-bucket rate=100 period=1m capacity=20");
+ * Limit same = Limit.tokenBucket(100, Duration.ofMinutes(1)).withCapacity(20);
+ * }</pre>
+ */
+public sealed interface Limit permits TokenBucket, Gcra, FixedWindow, SlidingWindow, SlidingLog, Quota {
+
+  /** The kind as written in a spec: {@code token-bucket}, {@code gcra}, ... */
+  String kind();
+
+  /** Units admitted per period. */
+  double rate();
+
+  /** The most units that can be spent at once. */
+  double capacity();
+
+  /**
+   * How deep {@code reserve} may go into debt: unbounded by default for the kinds that support
+   * reservations, 0 for the others.
+   */
+  default double maxReserved() {
+    return 0;
+  }
+
+  /** Whether {@code reserve} and {@code acquire} may take units ahead of time. */
+  default boolean reservable() {
+    return false;
+  }
+
+  /** How many sub-keys a hot key is split into (1: not sharded). */
+  default int shards() {
+    return 1;
+  }
+
+  /** This limit's policy when a remote store is unavailable; {@code null} means the store's. */
+  FailurePolicy failure();
+
+  /** Parses a limit spec such as {@code "gcra rate=5 period=1s capacity=10"} or {@code "10/1m"}. */
+  static Limit parse(String spec) {
+    return LimitSpecParser.parse(spec);
+  }
+
+  static TokenBucket tokenBucket(double rate, Duration period) {
+    return new TokenBucket(rate, period, rate, Double.POSITIVE_INFINITY, 1, null);
+  }
+
+  static Gcra gcra(double rate, Duration period) {
+    return new Gcra(rate, period, rate, Double.POSITIVE_INFINITY, 1, null);
+  }
+
+  static FixedWindow fixedWindow(double rate, Duration period) {
+    return new FixedWindow(rate, period, rate, Double.POSITIVE_INFINITY, 1, FixedWindow.EPOCH, false, null);
+  }
+
+  static SlidingWindow slidingWindow(double rate, Duration period) {
+    return new SlidingWindow(rate, period, SlidingWindow.DEFAULT_BUCKETS, null);
+  }
+
+  static SlidingLog slidingLog(double rate, Duration period) {
+    return new SlidingLog(rate, period, null);
+  }
+
+  static Quota quota(double rate, Quota.Cadence cadence) {
+    return new Quota(rate, cadence, java.time.ZoneOffset.UTC, null);
+  }
+}

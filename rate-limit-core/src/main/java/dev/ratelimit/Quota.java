@@ -1,0 +1,58 @@
+package dev.ratelimit;
+
+import dev.ratelimit.spec.SpecWriter;
+import java.time.ZoneOffset;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * {@code rate} units per calendar day, ISO week (from Monday) or month at a fixed UTC offset;
+ * nothing comes back before the period ends and nothing carries over.
+ */
+public record Quota(double rate, Cadence cadence, ZoneOffset offset, FailurePolicy failure) implements Limit {
+
+  /** The calendar period of a quota. */
+  public enum Cadence {
+    DAY, WEEK, MONTH;
+
+    public String spec() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  public Quota {
+    Checks.positive("rate", rate);
+    Objects.requireNonNull(cadence, "cadence");
+    Objects.requireNonNull(offset, "offset");
+    if (offset.getTotalSeconds() % 60 != 0) {
+      throw new IllegalArgumentException("offset must be whole minutes but was " + offset);
+    }
+  }
+
+  @Override
+  public String kind() {
+    return "quota";
+  }
+
+  @Override
+  public double capacity() {
+    return rate;
+  }
+
+  public Quota withOffset(ZoneOffset offset) {
+    return new Quota(rate, cadence, offset, failure);
+  }
+
+  public Quota withFailure(FailurePolicy failure) {
+    return new Quota(rate, cadence, offset, failure);
+  }
+
+  @Override
+  public String toString() {
+    SpecWriter spec = new SpecWriter(kind()).rate(rate).param("cadence", cadence.spec());
+    if (!offset.equals(ZoneOffset.UTC)) {
+      spec.param("offset", offset.getId());
+    }
+    return spec.failure(failure).toString();
+  }
+}

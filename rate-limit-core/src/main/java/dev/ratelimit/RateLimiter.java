@@ -1,0 +1,315 @@
+package dev.ratelimit;
+
+import dev.ratelimit.store.InMemoryStore;
+import dev.ratelimit.store.Operation;
+import dev.ratelimit.store.RateLimitStore;
+import dev.ratelimit.store.RateLimitStore.Charge;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+
+/**
+ * Decisions on named limits, per key. Thread-safe; build one per application.
+ *
+ * <pre>{@code
+ * RateLimiter limiter = RateLimiter.builder()
+ *     .limit("api", "token-bucket rate=100 period=1m")
+ *     .limit("login", "fixed-window rate=5 period=15m")
+ *     .build();                                  // in-memory store, system clock
+ *
+ * Decision decision = limiter.limit("api", clientAddress, 1);
+ * if (!decision.allowed()) { ... decision.retryAfter() ... }
+ * }</pre>
+ *
+ * <p>The key may be empty: one global bucket for the limit. A count must be a finite number, 0 or
+ * more, and within what the limit could ever admit; anything else is an
+ * {@link IllegalArgumentException} naming the limit, the count and the bound.
+ */
+public final class RateLimiter implements AutoCloseable {
+  private static final Pattern NAME = Pattern.compile("[a-z0-9-]+");
+
+  private final Clock clock;
+  private final RateLimitStore store;
+  private final Map<String, BoundLimit> named;
+  private final Map<Limit, BoundLimit> adHoc = new ConcurrentHashMap<>();
+
+  private RateLimiter(Builder builder) {
+    this.clock = builder.clock;
+    this.store = builder.store != null ? builder.store : new InMemoryStore(clock);
+    Map<String, BoundLimit> bound = new LinkedHashMap<>();
+    builder.limits.forEach((name, limit) -> bound.put(name, BoundLimit.bind(store, name, limit)));
+    this.named = Collections.unmodifiableMap(bound);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Consumes one unit if admitted; a denial changes nothing. */
+  public Decision limit(String name, String key) {
+    return limit(name, key, 1);
+  }
+
+  /** Consumes {@code count} units if admitted; a denial changes nothing. */
+  public Decision limit(String name, String key, double count) {
+    return bound(name).apply(key(key), Operation.LIMIT, count, 0);
+  }
+
+  /** The decision {@link #limit} would make, consuming nothing. */
+  public Decision check(String name, String key, double count) {
+    return bound(name).apply(key(key), Operation.CHECK, count, 0);
+  }
+
+  /**
+   * Consumes now, even into debt down to the limit's {@code maxReserved}; the decision's
+   * {@code retryAfter} is how long to wait before doing the work. Token bucket, GCRA and fixed
+   * window only.
+   */
+  public Decision reserve(String name, String key, double count) {
+    return bound(name).apply(key(key), Operation.RESERVE, count, Long.MAX_VALUE);
+  }
+
+  /**
+   * Waits for its turn, at most {@code maxWait}: reserves and sleeps until the reservation is
+   * due, or gives up at once, consuming nothing, when the wait would be longer. Kinds without
+   * reservations retry when the decision says, until {@code maxWait} is spent.
+   *
+   * @return the admitting decision, or the denial when the wait would exceed {@code maxWait}
+   * @throws InterruptedException if interrupted while waiting; the reservation is given back
+   */
+  public Decision acquire(String name, String key, double count, Duration maxWait) throws InterruptedException {
+    BoundLimit bound = bound(name);
+    String k = key(key);
+    long budget = maxWait.toMillis();
+    if (bound.limit.reservable()) {
+      Decision decision = bound.apply(k, Operation.RESERVE, count, budget);
+      if (decision.allowed() && decision.retryAfterMillis() > 0) {
+        try {
+          clock.sleep(decision.retryAfterMillis());
+        } catch (InterruptedException e) {
+          bound.refund(k, count);
+          throw e;
+        }
+      }
+      return decision;
+    }
+    long deadline = clock.millis() + budget;
+    for (;;) {
+      Decision decision = bound.apply(k, Operation.LIMIT, count, 0);
+      if (decision.allowed() || decision.retryAfterMillis() > deadline - clock.millis()) {
+        return decision;
+      }
+      clock.sleep(Math.max(1, decision.retryAfterMillis()));
+    }
+  }
+
+  /** Consumes on every limit or on none. */
+  public Decisions limitAll(LimitCall... calls) {
+    return limitAll(List.of(calls));
+  }
+
+  /** Consumes on every limit or on none. */
+  public Decisions limitAll(List<LimitCall> calls) {
+    Plan plan = plan(calls);
+    return plan.decisions(store.limitAll(plan.charges));
+  }
+
+  /** Forgets the key: it is full again. */
+  public void reset(String name, String key) {
+    bound(name).reset(key(key));
+  }
+
+  /**
+   * Gives back units that were taken but not used, never above the capacity.
+   *
+   * @return the key's state afterwards (a check for 0 units)
+   */
+  public Decision refund(String name, String key, double count) {
+    return bound(name).refund(key(key), count);
+  }
+
+  public CompletionStage<Decision> limitAsync(String name, String key, double count) {
+    return bound(name).applyAsync(key(key), Operation.LIMIT, count, 0);
+  }
+
+  public CompletionStage<Decision> checkAsync(String name, String key, double count) {
+    return bound(name).applyAsync(key(key), Operation.CHECK, count, 0);
+  }
+
+  public CompletionStage<Decision> reserveAsync(String name, String key, double count) {
+    return bound(name).applyAsync(key(key), Operation.RESERVE, count, Long.MAX_VALUE);
+  }
+
+  /** {@link #acquire} without blocking a thread: completes when the turn has come. */
+  public CompletionStage<Decision> acquireAsync(String name, String key, double count, Duration maxWait) {
+    BoundLimit bound = bound(name);
+    String k = key(key);
+    long budget = maxWait.toMillis();
+    if (bound.limit.reservable()) {
+      return bound.applyAsync(k, Operation.RESERVE, count, budget).thenCompose(decision -> decision.allowed()
+          ? clock.after(decision.retryAfterMillis()).thenApply(done -> decision)
+          : CompletableFuture.completedFuture(decision));
+    }
+    return retryUntil(bound, k, count, clock.millis() + budget);
+  }
+
+  private CompletionStage<Decision> retryUntil(BoundLimit bound, String key, double count, long deadline) {
+    return bound.applyAsync(key, Operation.LIMIT, count, 0).thenCompose(decision ->
+        decision.allowed() || decision.retryAfterMillis() > deadline - clock.millis()
+            ? CompletableFuture.completedFuture(decision)
+            : clock.after(Math.max(1, decision.retryAfterMillis()))
+                .thenCompose(waited -> retryUntil(bound, key, count, deadline)));
+  }
+
+  public CompletionStage<Decisions> limitAllAsync(List<LimitCall> calls) {
+    Plan plan = plan(calls);
+    return store.limitAllAsync(plan.charges).thenApply(plan::decisions);
+  }
+
+  public CompletionStage<Void> resetAsync(String name, String key) {
+    return bound(name).resetAsync(key(key));
+  }
+
+  public CompletionStage<Decision> refundAsync(String name, String key, double count) {
+    return bound(name).refundAsync(key(key), count);
+  }
+
+  /** {@link #limit(String, String, double)} on a limit that has no name: equal limits share state. */
+  public Decision limit(Limit limit, String key, double count) {
+    return adHoc(limit).apply(key(key), Operation.LIMIT, count, 0);
+  }
+
+  public Decision check(Limit limit, String key, double count) {
+    return adHoc(limit).apply(key(key), Operation.CHECK, count, 0);
+  }
+
+  public Decision reserve(Limit limit, String key, double count) {
+    return adHoc(limit).apply(key(key), Operation.RESERVE, count, Long.MAX_VALUE);
+  }
+
+  public void reset(Limit limit, String key) {
+    adHoc(limit).reset(key(key));
+  }
+
+  /** The named limits, in the order they were added. */
+  public Map<String, Limit> limits() {
+    Map<String, Limit> limits = new LinkedHashMap<>();
+    named.forEach((name, bound) -> limits.put(name, bound.limit));
+    return Collections.unmodifiableMap(limits);
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+
+  public RateLimitStore store() {
+    return store;
+  }
+
+  /** Closes the store. */
+  @Override
+  public void close() {
+    store.close();
+  }
+
+  private BoundLimit bound(String name) {
+    BoundLimit bound = named.get(name);
+    if (bound == null) {
+      throw new IllegalArgumentException("unknown limit '" + name + "'; configured limits: "
+          + (named.isEmpty() ? "none" : String.join(", ", named.keySet())));
+    }
+    return bound;
+  }
+
+  private BoundLimit adHoc(Limit limit) {
+    Objects.requireNonNull(limit, "limit");
+    // a name no configured limit can have (names are kebab-case), so ad-hoc state never collides
+    return adHoc.computeIfAbsent(limit, l -> BoundLimit.bind(store, "~" + l, l));
+  }
+
+  private static String key(String key) {
+    return Objects.requireNonNull(key, "key (use \"\" for the limit's global bucket)");
+  }
+
+  /** The store charges of an all-or-nothing call, and how they map back to its calls. */
+  private Plan plan(List<LimitCall> calls) {
+    List<BoundLimit> bounds = new ArrayList<>(calls.size());
+    List<Integer> sizes = new ArrayList<>(calls.size());
+    List<Charge> charges = new ArrayList<>(calls.size());
+    for (LimitCall call : calls) {
+      BoundLimit bound = bound(call.limit());
+      List<Charge> own = bound.charges(key(call.key()), call.count());
+      bounds.add(bound);
+      sizes.add(own.size());
+      charges.addAll(own);
+    }
+    return new Plan(calls, bounds, sizes, charges);
+  }
+
+  private record Plan(List<LimitCall> calls, List<BoundLimit> bounds, List<Integer> sizes, List<Charge> charges) {
+    Decisions decisions(List<Decision> perCharge) {
+      List<Decision> perCall = new ArrayList<>(calls.size());
+      int at = 0;
+      for (int i = 0; i < calls.size(); i++) {
+        perCall.add(bounds.get(i).combine(perCharge.subList(at, at + sizes.get(i))));
+        at += sizes.get(i);
+      }
+      return new Decisions(calls, perCall);
+    }
+  }
+
+  /** Configures a {@link RateLimiter}. */
+  public static final class Builder {
+    private final Map<String, Limit> limits = new LinkedHashMap<>();
+    private Clock clock = Clock.system();
+    private RateLimitStore store;
+
+    private Builder() {}
+
+    /**
+     * Adds a named limit from a spec (DESIGN.md §5).
+     *
+     * @throws InvalidLimitSpecException naming the spec, the bad token and what is allowed
+     * @throws IllegalArgumentException if the name is not kebab-case or is already used
+     */
+    public Builder limit(String name, String spec) {
+      return limit(name, Limit.parse(spec));
+    }
+
+    public Builder limit(String name, Limit limit) {
+      Objects.requireNonNull(limit, "limit");
+      if (name == null || !NAME.matcher(name).matches()) {
+        throw new IllegalArgumentException("invalid limit name '" + name
+            + "': names are kebab-case, lower-case letters, digits and '-' ([a-z0-9-]+)");
+      }
+      if (limits.putIfAbsent(name, limit) != null) {
+        throw new IllegalArgumentException("limit '" + name + "' is defined twice");
+      }
+      return this;
+    }
+
+    /** The clock for the default in-memory store and for waits. Default: {@link Clock#system()}. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Where state lives. Default: an {@link InMemoryStore} on this builder's clock. */
+    public Builder store(RateLimitStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    public RateLimiter build() {
+      return new RateLimiter(this);
+    }
+  }
+}

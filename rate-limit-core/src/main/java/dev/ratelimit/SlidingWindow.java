@@ -1,0 +1,52 @@
+package dev.ratelimit;
+
+import dev.ratelimit.spec.SpecWriter;
+import java.time.Duration;
+
+/**
+ * {@code rate} units per rolling {@code period}, counted in {@code buckets} sub-windows; the
+ * sub-window sliding out counts with a weight that falls linearly, so there is no burst at
+ * window boundaries. The capacity is the rate.
+ */
+public record SlidingWindow(double rate, Duration period, int buckets, FailurePolicy failure) implements Limit {
+
+  public static final int DEFAULT_BUCKETS = 10;
+
+  public SlidingWindow {
+    Checks.positive("rate", rate);
+    Checks.period(period);
+    Checks.atLeastOne("buckets", buckets);
+    if (period.toMillis() % buckets != 0) {
+      // whole-millisecond sub-windows keep every store's arithmetic exact and identical
+      throw new IllegalArgumentException("period " + period.toMillis() + "ms must divide into " + buckets
+          + " sub-windows of whole milliseconds (buckets=" + buckets + ")");
+    }
+  }
+
+  @Override
+  public String kind() {
+    return "sliding-window";
+  }
+
+  @Override
+  public double capacity() {
+    return rate;
+  }
+
+  public SlidingWindow withBuckets(int buckets) {
+    return new SlidingWindow(rate, period, buckets, failure);
+  }
+
+  public SlidingWindow withFailure(FailurePolicy failure) {
+    return new SlidingWindow(rate, period, buckets, failure);
+  }
+
+  @Override
+  public String toString() {
+    SpecWriter spec = new SpecWriter(kind()).rate(rate).period(period);
+    if (buckets != DEFAULT_BUCKETS) {
+      spec.param("buckets", Integer.toString(buckets));
+    }
+    return spec.failure(failure).toString();
+  }
+}

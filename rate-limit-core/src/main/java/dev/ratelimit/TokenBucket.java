@@ -1,0 +1,58 @@
+package dev.ratelimit;
+
+import dev.ratelimit.spec.SpecWriter;
+import java.time.Duration;
+
+/**
+ * A bucket of {@code capacity} units that refills continuously at {@code rate} per
+ * {@code period}: bursts up to the capacity, then a steady pace.
+ *
+ * @param maxReserved how deep {@code reserve} may go into debt ({@code Infinity}: unbounded)
+ * @param shards sub-keys a hot key is split into (1: not sharded)
+ * @param failure the policy while a remote store is down; {@code null}: the store's
+ */
+public record TokenBucket(double rate, Duration period, double capacity, double maxReserved, int shards,
+    FailurePolicy failure) implements Limit {
+
+  public TokenBucket {
+    Checks.positive("rate", rate);
+    Checks.period(period);
+    Checks.positive("capacity", capacity);
+    Checks.notNegative("maxReserved", maxReserved);
+    Checks.atLeastOne("shards", shards);
+    Checks.capacityFitsShards(capacity, shards);
+  }
+
+  @Override
+  public String kind() {
+    return "token-bucket";
+  }
+
+  @Override
+  public boolean reservable() {
+    return true;
+  }
+
+  public TokenBucket withCapacity(double capacity) {
+    return new TokenBucket(rate, period, capacity, maxReserved, shards, failure);
+  }
+
+  public TokenBucket withMaxReserved(double maxReserved) {
+    return new TokenBucket(rate, period, capacity, maxReserved, shards, failure);
+  }
+
+  public TokenBucket withShards(int shards) {
+    return new TokenBucket(rate, period, capacity, maxReserved, shards, failure);
+  }
+
+  public TokenBucket withFailure(FailurePolicy failure) {
+    return new TokenBucket(rate, period, capacity, maxReserved, shards, failure);
+  }
+
+  /** The spec of this limit, e.g. {@code token-bucket rate=10 period=1m capacity=20}. */
+  @Override
+  public String toString() {
+    return new SpecWriter(kind()).rate(rate).period(period).capacity(capacity, rate)
+        .maxReserved(maxReserved).shards(shards).failure(failure).toString();
+  }
+}

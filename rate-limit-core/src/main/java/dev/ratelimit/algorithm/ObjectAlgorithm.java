@@ -1,0 +1,61 @@
+package dev.ratelimit.algorithm;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.store.Operation;
+
+/**
+ * An algorithm whose state per key is an immutable object ({@code null}: a key never seen, full),
+ * replaced as a whole on each consuming request: the sliding kinds and quotas. Times are epoch
+ * milliseconds. Every method is a pure function, safe to retry in a CAS loop.
+ *
+ * @param <S> the state type
+ */
+public abstract class ObjectAlgorithm<S> {
+  protected final double capacity;
+
+  protected ObjectAlgorithm(double capacity) {
+    this.capacity = capacity;
+  }
+
+  /** One request's decision and the state it leaves (the same instance when nothing changed). */
+  public record Step<S>(S state, Decision decision) {}
+
+  /** Units available at {@code now} (at most the capacity). */
+  public abstract double level(S state, long now);
+
+  /** The state after admitting {@code count} units at {@code now}. */
+  protected abstract S consume(S state, long now, double count);
+
+  /** The state with {@code count} unused units given back ({@code null} when nothing is left). */
+  public abstract S refund(S state, long now, double count);
+
+  /** An estimate, in milliseconds from {@code now}, of when the level reaches {@code units}. */
+  protected abstract double estimateWait(S state, long now, double units);
+
+  /** Applies one request; these kinds have no reservations, so {@code op} is LIMIT or CHECK. */
+  public final Step<S> step(S state, Operation op, double count, long now) {
+    double level = level(state, now);
+    if (!Rules.reaches(level, count, capacity)) {
+      return new Step<>(state, new Decision(false, level, capacity, waitUntil(state, now, count),
+          untilFresh(state, now)));
+    }
+    if (op == Operation.CHECK || count == 0) {
+      return new Step<>(state, new Decision(true, op == Operation.CHECK ? level : level - count, capacity, 0,
+          untilFresh(state, now)));
+    }
+    S next = consume(state, now, count);
+    return new Step<>(next, new Decision(true, Math.max(0, level - count), capacity, 0, untilFresh(next, now)));
+  }
+
+  /** Milliseconds until the key is back to its full, fresh state (0: it is, and may be dropped). */
+  public final long untilFresh(S state, long now) {
+    return state == null ? 0 : waitUntil(state, now, capacity);
+  }
+
+  private long waitUntil(S state, long now, double units) {
+    if (Rules.reaches(level(state, now), units, capacity)) {
+      return 0;
+    }
+    return Rules.firstReaching(t -> level(state, t), now, units, capacity, estimateWait(state, now, units));
+  }
+}

@@ -1,0 +1,59 @@
+package dev.ratelimit.store;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Limit;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * The keys of one bound limit in one store. Callers have already checked the count (finite,
+ * 0 or more, within what the limit can ever admit); the empty key is the limit's global bucket.
+ */
+public interface KeySpace {
+
+  String name();
+
+  Limit limit();
+
+  /**
+   * Applies one request atomically at the store's current time.
+   *
+   * @param maxWaitMillis for {@link Operation#RESERVE}: admit only if the wait is at most this
+   *     long ({@code Long.MAX_VALUE}: any wait within {@code maxReserved}); ignored otherwise
+   */
+  Decision apply(String key, Operation op, double count, long maxWaitMillis);
+
+  /** Forgets the key: it is full again. */
+  void reset(String key);
+
+  /**
+   * Gives {@code count} unused units back, never above the capacity.
+   *
+   * @return the key's state afterwards, as a check for 0 units
+   */
+  Decision refund(String key, double count);
+
+  default CompletionStage<Decision> applyAsync(String key, Operation op, double count, long maxWaitMillis) {
+    return completed(() -> apply(key, op, count, maxWaitMillis));
+  }
+
+  default CompletionStage<Void> resetAsync(String key) {
+    return completed(() -> {
+      reset(key);
+      return null;
+    });
+  }
+
+  default CompletionStage<Decision> refundAsync(String key, double count) {
+    return completed(() -> refund(key, count));
+  }
+
+  private static <T> CompletionStage<T> completed(Supplier<T> call) {
+    try {
+      return CompletableFuture.completedFuture(call.get());
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+}

@@ -1,0 +1,222 @@
+package dev.ratelimit.store;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.FixedWindow;
+import dev.ratelimit.Limit;
+import dev.ratelimit.algorithm.Algorithms;
+import dev.ratelimit.algorithm.WordAlgorithm;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Keys of a token bucket, GCRA or fixed window: one {@link Cell} of two longs per key, updated in
+ * place with a compare-and-set on the state word, so a decision on a known key allocates nothing
+ * but the {@link Decision}.
+ *
+ * <p>States are kept on a timeline of this space's own, {@code now − base − offset(key)}: the base
+ * is the first time seen (aligned to the period for fixed windows), so the doubles stay small
+ * and exact even at epoch times; the offset puts each key's fixed windows at its start or phase.
+ */
+final class WordKeySpace extends InMemoryKeySpace {
+  private static final long UNSET = Long.MIN_VALUE;
+  private static final VarHandle BASE;
+
+  static {
+    try {
+      BASE = MethodHandles.lookup().findVarHandle(WordKeySpace.class, "base", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private final WordAlgorithm algorithm;
+  private final boolean usesStamp;
+  private final FixedWindow window;
+  private final long period;
+  private final long fixedOffset;
+  private final Map<String, Cell> cells = new ConcurrentHashMap<>();
+  @SuppressWarnings("unused") // through BASE
+  private volatile long base = UNSET;
+
+  WordKeySpace(InMemoryStore store, String name, Limit limit, WordAlgorithm algorithm) {
+    super(store, name, limit);
+    this.algorithm = algorithm;
+    this.usesStamp = algorithm.usesStamp();
+    this.window = limit instanceof FixedWindow w ? w : null;
+    this.period = window != null ? window.period().toMillis() : 1;
+    this.fixedOffset = window != null && !window.randomPhase() ? Algorithms.windowOffset(window, "") : 0;
+  }
+
+  /**
+   * One key's state: the algorithm's double (as raw bits) and the latest time stored. The stamp
+   * is raised before the state is swapped and read after it, so a reader never sees a state
+   * newer than its stamp; a stamp ahead of its state only reads time a little later, which real
+   * time has already reached.
+   */
+  static final class Cell {
+    /** A NaN no arithmetic produces: the key was dropped; look it up again. */
+    static final long DEAD = 0x7ff4_dead_dead_0001L;
+    private static final VarHandle WORD;
+    private static final VarHandle STAMP;
+
+    static {
+      try {
+        WORD = MethodHandles.lookup().findVarHandle(Cell.class, "word", long.class);
+        STAMP = MethodHandles.lookup().findVarHandle(Cell.class, "stamp", long.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    volatile long word;
+    volatile long stamp;
+
+    Cell(long word, long stamp) {
+      this.word = word;
+      this.stamp = stamp;
+    }
+
+    boolean swap(long expected, long next) {
+      return WORD.compareAndSet(this, expected, next);
+    }
+
+    void raiseStamp(long time) {
+      long current;
+      while ((current = stamp) < time && !STAMP.compareAndSet(this, current, time)) {
+        Thread.onSpinWait();
+      }
+    }
+
+    /** Marks the cell dead if it still holds {@code expected}; true if this call did. */
+    boolean kill(long expected) {
+      return expected != DEAD && WORD.compareAndSet(this, expected, DEAD);
+    }
+  }
+
+  /** {@code now} on this space's timeline for {@code key}. */
+  private long timeline(String key, long now) {
+    long b = base;
+    if (b == UNSET) {
+      BASE.compareAndSet(this, UNSET, now - Math.floorMod(now, period));
+      b = base;
+    }
+    long offset = window != null && window.randomPhase() ? Algorithms.windowOffset(window, key) : fixedOffset;
+    return now - b - offset;
+  }
+
+  @Override
+  Decision applyAt(String key, Operation op, double count, long maxWait, long now) {
+    long t = timeline(key, now);
+    for (;;) {
+      Cell cell = cells.get(key);
+      long bits = cell == null ? Double.doubleToRawLongBits(WordAlgorithm.FRESH) : cell.word;
+      if (bits == Cell.DEAD) {
+        cells.remove(key, cell);
+        continue;
+      }
+      long stamp = cell == null ? WordAlgorithm.NO_STAMP : cell.stamp;
+      double state = Double.longBitsToDouble(bits);
+      Decision decision = algorithm.decide(state, stamp, op, count, maxWait, t);
+      if (!algorithm.consumed(decision, op, count)) {
+        return decision;
+      }
+      long next = Double.doubleToRawLongBits(algorithm.after(state, stamp, op, count, t));
+      if (cell == null) {
+        if (cells.putIfAbsent(key, new Cell(next, usesStamp ? t : WordAlgorithm.NO_STAMP)) == null) {
+          store().added();
+          return decision;
+        }
+        continue;
+      }
+      if (usesStamp) {
+        cell.raiseStamp(t);
+      }
+      if (cell.swap(bits, next)) {
+        return decision;
+      }
+    }
+  }
+
+  @Override
+  Decision refundAt(String key, double count, long now) {
+    long t = timeline(key, now);
+    for (;;) {
+      Cell cell = cells.get(key);
+      if (cell == null) {
+        return algorithm.decide(WordAlgorithm.FRESH, WordAlgorithm.NO_STAMP, Operation.CHECK, 0, 0, t);
+      }
+      long bits = cell.word;
+      if (bits == Cell.DEAD) {
+        cells.remove(key, cell);
+        continue;
+      }
+      long stamp = cell.stamp;
+      double next = algorithm.refund(Double.longBitsToDouble(bits), stamp, count, t);
+      if (cell.swap(bits, Double.doubleToRawLongBits(next))) {
+        return algorithm.decide(next, stamp, Operation.CHECK, 0, 0, t);
+      }
+    }
+  }
+
+  @Override
+  public void reset(String key) {
+    Cell cell = cells.get(key);
+    while (cell != null) {
+      long bits = cell.word;
+      if (cell.kill(bits)) {
+        cells.remove(key, cell);
+        store().removed();
+        return;
+      }
+      if (bits == Cell.DEAD) {
+        cells.remove(key, cell);
+        cell = cells.get(key);
+      }
+    }
+  }
+
+  private long untilFresh(String key, Cell cell, long bits, long now) {
+    return algorithm.untilFresh(Double.longBitsToDouble(bits), cell.stamp, timeline(key, now));
+  }
+
+  @Override
+  void dropFresh(long now) {
+    cells.forEach((key, cell) -> {
+      long bits = cell.word;
+      if (bits != Cell.DEAD && untilFresh(key, cell, bits, now) == 0 && cell.kill(bits)) {
+        cells.remove(key, cell);
+        store().removed();
+      }
+    });
+  }
+
+  @Override
+  int collectUntilFresh(long now, long[] into, int at) {
+    int n = at;
+    for (Map.Entry<String, Cell> entry : cells.entrySet()) {
+      long bits = entry.getValue().word;
+      if (bits != Cell.DEAD && n < into.length) {
+        into[n++] = untilFresh(entry.getKey(), entry.getValue(), bits, now);
+      }
+    }
+    return n;
+  }
+
+  @Override
+  void evictUpTo(long now, long threshold, long[] left) {
+    for (Map.Entry<String, Cell> entry : cells.entrySet()) {
+      if (left[0] <= 0) {
+        return;
+      }
+      Cell cell = entry.getValue();
+      long bits = cell.word;
+      if (bits != Cell.DEAD && untilFresh(entry.getKey(), cell, bits, now) <= threshold && cell.kill(bits)) {
+        cells.remove(entry.getKey(), cell);
+        store().removed();
+        left[0]--;
+      }
+    }
+  }
+}
