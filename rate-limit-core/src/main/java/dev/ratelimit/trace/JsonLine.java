@@ -110,14 +110,17 @@ public final class JsonLine {
         return text.substring(start, at);
       }
       if (c == '\\') {
+        int escape = at - 1;
         char escaped = next();
         if (escaped == 'u') {
           for (int i = 0; i < 4; i++) {
             if (Character.digit(next(), 16) < 0) {
+              at = escape;
               throw error("bad \\u escape");
             }
           }
         } else if ("\"\\/bfnrt".indexOf(escaped) < 0) {
+          at = escape;
           throw error("bad escape '\\" + escaped + "'");
         }
       } else if (c < 0x20) {

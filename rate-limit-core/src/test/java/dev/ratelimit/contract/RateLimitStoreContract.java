@@ -1,31 +1,257 @@
 package dev.ratelimit.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.Decisions;
+import dev.ratelimit.LimitCall;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.store.RateLimitStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What every store must do, whatever keeps its state. A store's test extends this and only
- * builds the store; the conformance vectors run against it line by line.
+ * builds the store; the conformance vectors run against it line by line, and the concurrency
+ * claims are checked with many threads and exact counts.
+ *
+ * <p>Limits whose refill must not matter use periods of a year, so a store on a real clock
+ * (Redis {@code TIME}) passes as well as one on the manual clock.
  */
 public abstract class RateLimitStoreContract {
+  private static final String YEAR = " period=365d";
 
-  /** A new, empty store reading {@code clock} (or, for a remote store, agreeing with it). */
+  /** A new, empty store reading {@code clock} (or, for a remote store, its own clock). */
   protected abstract RateLimitStore newStore(ManualClock clock);
 
-  protected RateLimiter limiter(ManualClock clock, String name, String spec) {
-    return RateLimiter.builder().clock(clock).store(newStore(clock)).limit(name, spec).build();
+  /** Calls per thread in the concurrency tests; remote stores may lower it. */
+  protected int callsPerThread() {
+    return 100_000;
+  }
+
+  protected int threads() {
+    return 4;
+  }
+
+  protected RateLimiter limiter(String... namesAndSpecs) {
+    ManualClock clock = new ManualClock(1_767_225_600_000L);
+    RateLimiter.Builder builder = RateLimiter.builder().clock(clock).store(newStore(clock));
+    for (int i = 0; i < namesAndSpecs.length; i += 2) {
+      builder.limit(namesAndSpecs[i], namesAndSpecs[i + 1]);
+    }
+    return builder.build();
   }
 
   @TestFactory
   Stream<DynamicTest> conformanceVectors() {
     return Vectors.all().stream().map(scenario -> DynamicTest.dynamicTest(scenario.name(),
         () -> Vectors.assertMatches(scenario, Vectors.replay(scenario, this::newStore))));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log"})
+  void limit_deniesWhenEmptyAndADenialChangesNothing(String kind) {
+    try (RateLimiter limiter = limiter("l", kind + " rate=3" + YEAR)) {
+      assertThat(limiter.limit("l", "k", 2).allowed()).isTrue();
+      Decision denied = limiter.limit("l", "k", 2);
+      assertThat(denied.allowed()).isFalse();
+      assertThat(denied.remaining()).isCloseTo(1, within(1e-3));
+      assertThat(denied.retryAfterMillis()).isPositive();
+      assertThat(limiter.limit("l", "k", 1).allowed()).as("the denial took nothing").isTrue();
+      assertThat(limiter.limit("l", "k", 1).allowed()).isFalse();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log"})
+  void check_neverChangesState(String kind) {
+    try (RateLimiter limiter = limiter("l", kind + " rate=3" + YEAR)) {
+      for (int i = 0; i < 10; i++) {
+        assertThat(limiter.check("l", "k", 3).allowed()).isTrue();
+      }
+      assertThat(limiter.limit("l", "k", 3).allowed()).isTrue();
+      assertThat(limiter.check("l", "k", 1).allowed()).isFalse();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log", "quota"})
+  void keys_areIndependentAndTheEmptyKeyIsOneMore(String kind) {
+    String spec = kind.equals("quota") ? "quota rate=2 cadence=month" : kind + " rate=2" + YEAR;
+    try (RateLimiter limiter = limiter("l", spec)) {
+      assertThat(limiter.limit("l", "a", 2).allowed()).isTrue();
+      assertThat(limiter.limit("l", "a", 1).allowed()).isFalse();
+      assertThat(limiter.limit("l", "b", 2).allowed()).isTrue();
+      assertThat(limiter.limit("l", "", 2).allowed()).isTrue();
+      assertThat(limiter.limit("l", "", 1).allowed()).isFalse();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log", "quota"})
+  void reset_makesTheKeyFullAndIsHarmlessOnUnknownKeys(String kind) {
+    String spec = kind.equals("quota") ? "quota rate=2 cadence=month" : kind + " rate=2" + YEAR;
+    try (RateLimiter limiter = limiter("l", spec)) {
+      limiter.limit("l", "k", 2);
+      limiter.reset("l", "k");
+      limiter.reset("l", "never-seen");
+      assertThat(limiter.check("l", "k", 0).remaining()).isCloseTo(2, within(1e-3));
+      assertThat(limiter.limit("l", "k", 2).allowed()).isTrue();
+      assertThat(limiter.check("l", "never-seen", 2).allowed()).isTrue();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log", "quota"})
+  void refund_givesUnitsBackNeverAboveCapacity(String kind) {
+    String spec = kind.equals("quota") ? "quota rate=4 cadence=month" : kind + " rate=4" + YEAR;
+    try (RateLimiter limiter = limiter("l", spec)) {
+      limiter.limit("l", "k", 3);
+      assertThat(limiter.refund("l", "k", 2).remaining()).isCloseTo(3, within(1e-3));
+      assertThat(limiter.refund("l", "k", 5).remaining()).isCloseTo(4, within(1e-9));
+      assertThat(limiter.refund("l", "unknown", 1).remaining()).isCloseTo(4, within(1e-9));
+      assertThat(limiter.limit("l", "k", 4).allowed()).isTrue();
+      assertThat(limiter.limit("l", "k", 1).allowed()).isFalse();
+    }
+  }
+
+  @Test
+  void limitAll_consumesOnEveryLimitOrOnNone() {
+    try (RateLimiter limiter = limiter("burst", "token-bucket rate=5" + YEAR, "daily", "fixed-window rate=3" + YEAR,
+        "log", "sliding-log rate=10" + YEAR)) {
+      Decisions first = limiter.limitAll(LimitCall.of("burst", "u", 2), LimitCall.of("daily", "u", 2),
+          LimitCall.of("log", "u", 2));
+      assertThat(first.allowed()).isTrue();
+      assertThat(first.decisions()).extracting(Decision::remaining)
+          .satisfiesExactly(r -> assertThat(r).isCloseTo(3, within(1e-3)), r -> assertThat(r).isCloseTo(1, within(1e-3)),
+              r -> assertThat(r).isCloseTo(8, within(1e-3)));
+
+      Decisions denied = limiter.limitAll(LimitCall.of("burst", "u", 2), LimitCall.of("daily", "u", 2),
+          LimitCall.of("log", "u", 2));
+      assertThat(denied.allowed()).isFalse();
+      assertThat(denied.decisions().get(1).allowed()).isFalse();
+      assertThat(denied.retryAfterMillis()).isEqualTo(denied.decisions().get(1).retryAfterMillis()).isPositive();
+      assertThat(limiter.check("burst", "u", 0).remaining()).as("nothing taken").isCloseTo(3, within(1e-3));
+      assertThat(limiter.check("log", "u", 0).remaining()).as("nothing taken").isCloseTo(8, within(1e-3));
+      assertThat(limiter.limitAll(LimitCall.of("burst", "u", 3), LimitCall.of("daily", "u", 1)).allowed()).isTrue();
+    }
+  }
+
+  @Test
+  void asyncForms_decideAsTheSynchronousOnes() throws Exception {
+    try (RateLimiter limiter = limiter("l", "token-bucket rate=2" + YEAR + " maxReserved=1")) {
+      assertThat(limiter.limitAsync("l", "k", 1).toCompletableFuture().get().remaining()).isCloseTo(1, within(1e-3));
+      assertThat(limiter.checkAsync("l", "k", 2).toCompletableFuture().get().allowed()).isFalse();
+      assertThat(limiter.reserveAsync("l", "k", 2).toCompletableFuture().get().remaining()).isCloseTo(-1, within(1e-3));
+      assertThat(limiter.refundAsync("l", "k", 2).toCompletableFuture().get().remaining()).isCloseTo(1, within(1e-3));
+      limiter.resetAsync("l", "k").toCompletableFuture().get();
+      assertThat(limiter.limitAllAsync(List.of(LimitCall.of("l", "k", 2))).toCompletableFuture().get().allowed())
+          .isTrue();
+      assertThat(limiter.checkAsync("l", "k", 0).toCompletableFuture().get().remaining()).isCloseTo(0, within(1e-3));
+    }
+  }
+
+  @Test
+  void acquire_givesUpAtOnceConsumingNothingWhenTheWaitIsTooLong() throws Exception {
+    try (RateLimiter limiter = limiter("l", "token-bucket rate=1" + YEAR)) {
+      limiter.limit("l", "k", 1);
+      Decision decision = limiter.acquire("l", "k", 1, Duration.ofSeconds(2));
+      assertThat(decision.allowed()).isFalse();
+      assertThat(limiter.check("l", "k", 0).remaining()).as("nothing reserved").isCloseTo(0, within(1e-3));
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log"})
+  void concurrentLimits_onOneKeyAdmitExactlyTheCapacity(String kind) throws Exception {
+    try (RateLimiter limiter = limiter("l", kind + " rate=1000" + YEAR)) {
+      AtomicInteger admitted = new AtomicInteger();
+      runConcurrently(() -> {
+        for (int i = 0; i < callsPerThread(); i++) {
+          if (limiter.limit("l", "hot", 1).allowed()) {
+            admitted.incrementAndGet();
+          }
+        }
+        return null;
+      });
+      assertThat(admitted.get()).isEqualTo(1000);
+    }
+  }
+
+  @Test
+  void concurrentLimitAll_neverConsumesPartially() throws Exception {
+    try (RateLimiter limiter = limiter("a", "token-bucket rate=1000" + YEAR, "b", "gcra rate=500" + YEAR)) {
+      AtomicInteger both = new AtomicInteger();
+      AtomicInteger aOnly = new AtomicInteger();
+      runConcurrently(() -> {
+        for (int i = 0; i < callsPerThread() / 4; i++) {
+          if (limiter.limitAll(LimitCall.of("a", "k"), LimitCall.of("b", "k")).allowed()) {
+            both.incrementAndGet();
+          }
+          if (i % 3 == 0 && limiter.limit("a", "k", 1).allowed()) {
+            aOnly.incrementAndGet();
+          }
+        }
+        return null;
+      });
+      assertThat(both.get() + aOnly.get()).isLessThanOrEqualTo(1000);
+      assertThat(limiter.check("a", "k", 0).remaining()).isCloseTo(1000 - both.get() - aOnly.get(), within(0.01));
+      assertThat(limiter.check("b", "k", 0).remaining()).isCloseTo(500 - both.get(), within(0.01));
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
+  void concurrentReserves_neverExceedMaxReserved(String kind) throws Exception {
+    try (RateLimiter limiter = limiter("l", kind + " rate=10" + YEAR + " maxReserved=50")) {
+      AtomicInteger admitted = new AtomicInteger();
+      runConcurrently(() -> {
+        for (int i = 0; i < callsPerThread() / 10; i++) {
+          if (limiter.reserve("l", "hot", 1).allowed()) {
+            admitted.incrementAndGet();
+          }
+        }
+        return null;
+      });
+      assertThat(admitted.get()).isEqualTo(60);
+      assertThat(limiter.check("l", "hot", 0).remaining()).isCloseTo(-50, within(0.01));
+    }
+  }
+
+  /** Runs the task on {@link #threads()} threads released together; rethrows the first failure. */
+  protected void runConcurrently(Callable<Void> task) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(threads());
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<Void>> done = new ArrayList<>();
+      for (int t = 0; t < threads(); t++) {
+        done.add(pool.submit(() -> {
+          start.await();
+          return task.call();
+        }));
+      }
+      start.countDown();
+      for (Future<Void> future : done) {
+        future.get(5, TimeUnit.MINUTES);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
   }
 }

@@ -1,0 +1,141 @@
+package dev.ratelimit.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.RateLimiter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** Memory stays bounded: fresh keys go, {@code maxKeys} caps the rest, and no thread is started. */
+class InMemoryStoreBoundsTest {
+  private final ManualClock clock = new ManualClock(1_767_225_600_000L);
+
+  @Test
+  void keyFlood_twoMillionKeysThroughAHundredThousandBound_keepsAtMostTheBound() {
+    InMemoryStore store = new InMemoryStore(clock, 100_000);
+    RateLimiter limiter = RateLimiter.builder().clock(clock).store(store)
+        .limit("api", "token-bucket rate=1000 period=365d").limit("flood", "gcra rate=10 period=1h").build();
+    limiter.limit("api", "heavy-user", 900);
+    long largest = 0;
+    for (int i = 0; i < 2_000_000; i++) {
+      limiter.limit("flood", "client-" + i, 1);
+      if (i % 1000 == 0) {
+        largest = Math.max(largest, store.size());
+      }
+    }
+    assertThat(store.size()).isLessThanOrEqualTo(100_000);
+    assertThat(largest).isLessThanOrEqualTo(100_000);
+    assertThat(limiter.check("api", "heavy-user", 0).remaining())
+        .as("the key furthest from fresh is kept; the flood evicts its own kind").isEqualTo(100);
+  }
+
+  @Test
+  void freshKeys_areDroppedOnceTheKeyCountDoubles() {
+    InMemoryStore store = new InMemoryStore(clock, 1_000_000);
+    RateLimiter limiter = RateLimiter.builder().clock(clock).store(store)
+        .limit("tb", "token-bucket rate=10 period=1s").limit("sw", "sliding-window rate=10 period=1s").build();
+    for (int i = 0; i < 5000; i++) {
+      limiter.limit("tb", "a" + i, 1);
+      limiter.limit("sw", "a" + i, 1);
+    }
+    assertThat(store.size()).isEqualTo(10_000);
+    clock.advanceMillis(1100); // every key above is fresh again: full bucket, window slid out
+    for (int i = 0; i < 10_000; i++) {
+      limiter.limit("tb", "b" + i, 1);
+    }
+    assertThat(store.size()).as("the 10,000 fresh keys went; the 10,000 live ones stay").isEqualTo(10_000);
+    assertThat(limiter.check("tb", "a1", 10).allowed()).as("a dropped key decides as a fresh one").isTrue();
+    assertThat(limiter.check("tb", "b1", 10).allowed()).as("a live key keeps its state").isFalse();
+  }
+
+  @Test
+  void store_startsNoThreads() {
+    Set<String> before = threadNames();
+    InMemoryStore store = new InMemoryStore(clock, 1000);
+    RateLimiter limiter = RateLimiter.builder().clock(clock).store(store).limit("l", "10/1s").build();
+    for (int i = 0; i < 50_000; i++) {
+      limiter.limit("l", "k" + i, 1);
+      clock.advanceMillis(1);
+    }
+    assertThat(threadNames()).isSubsetOf(before);
+  }
+
+  @Test
+  void maxKeys_belowOneIsRefused() {
+    assertThatThrownBy(() -> new InMemoryStore(clock, 0)).hasMessage("maxKeys must be at least 1 but was 0");
+  }
+
+  /**
+   * Keys dropped while other threads use them lose nothing. A ticker moves the clock a whole
+   * period every few thousand keys, so every hot key turns fresh again and the sweeper (kept busy
+   * by a flood of keys) races the threads that are consuming it. A consumption lost to a dropped
+   * cell would let a key admit more than its capacity within one period.
+   */
+  @Test
+  void sweeping_whileKeysAreInUse_losesNoUpdate() throws Exception {
+    InMemoryStore store = new InMemoryStore(clock, 1_000_000);
+    RateLimiter limiter = RateLimiter.builder().clock(clock).store(store)
+        .limit("hot", "token-bucket rate=3 period=1s").limit("flood", "gcra rate=1 period=1s").build();
+    int keys = 64;
+    Map<String, AtomicInteger> admittedPerPeriod = new ConcurrentHashMap<>();
+    AtomicBoolean running = new AtomicBoolean(true);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<?>> done = new ArrayList<>();
+      done.add(pool.submit(() -> {
+        start.await();
+        for (int i = 0; i < 400_000; i++) {
+          limiter.limit("flood", "f" + i, 1);
+          if (i % 2000 == 0) {
+            clock.advanceMillis(1000); // a new period: every key is fresh again
+          }
+        }
+        running.set(false);
+        return null;
+      }));
+      for (int t = 0; t < 3; t++) {
+        int seed = t;
+        done.add(pool.submit(() -> {
+          start.await();
+          for (int i = 0; running.get(); i++) {
+            String key = "k" + (i * 7 + seed) % keys;
+            long period = clock.millis();
+            boolean allowed = limiter.limit("hot", key, 1).allowed();
+            if (allowed && clock.millis() == period) {
+              admittedPerPeriod.computeIfAbsent(period + "/" + key, p -> new AtomicInteger()).incrementAndGet();
+            }
+          }
+          return null;
+        }));
+      }
+      start.countDown();
+      for (Future<?> future : done) {
+        future.get(2, TimeUnit.MINUTES);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(admittedPerPeriod).hasSizeGreaterThan(keys * 10);
+    admittedPerPeriod.forEach((periodAndKey, admitted) ->
+        assertThat(admitted.get()).as(periodAndKey).isLessThanOrEqualTo(3));
+  }
+
+  private static Set<String> threadNames() {
+    return Thread.getAllStackTraces().keySet().stream().map(Thread::getName).collect(Collectors.toSet());
+  }
+}
