@@ -281,19 +281,24 @@ public final class RateLimiter implements AutoCloseable {
      * @throws IllegalArgumentException if the name is not kebab-case or is already used
      */
     public Builder limit(String name, String spec) {
+      checkName(name);
       return limit(name, Limit.parse(spec));
     }
 
     public Builder limit(String name, Limit limit) {
+      checkName(name);
       Objects.requireNonNull(limit, "limit");
-      if (name == null || !NAME.matcher(name).matches()) {
-        throw new IllegalArgumentException("invalid limit name '" + name
-            + "': names are kebab-case, lower-case letters, digits and '-' ([a-z0-9-]+)");
-      }
       if (limits.putIfAbsent(name, limit) != null) {
         throw new IllegalArgumentException("limit '" + name + "' is defined twice");
       }
       return this;
+    }
+
+    private static void checkName(String name) {
+      if (name == null || !NAME.matcher(name).matches()) {
+        throw new IllegalArgumentException("invalid limit name '" + name
+            + "': names are kebab-case, lower-case letters, digits and '-' ([a-z0-9-]+)");
+      }
     }
 
     /** The clock for the default in-memory store and for waits. Default: {@link Clock#system()}. */

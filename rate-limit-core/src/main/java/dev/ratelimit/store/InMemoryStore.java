@@ -32,6 +32,7 @@ public final class InMemoryStore implements RateLimitStore {
 
   private final Clock clock;
   private final int maxKeys;
+  private final boolean sweeps;
   private final List<InMemoryKeySpace> spaces = new CopyOnWriteArrayList<>();
   private final AtomicLong size = new AtomicLong();
   private final AtomicBoolean sweeping = new AtomicBoolean();
@@ -50,12 +51,26 @@ public final class InMemoryStore implements RateLimitStore {
    * @param maxKeys the most keys kept over all limits; beyond it the keys closest to fresh go
    */
   public InMemoryStore(Clock clock, int maxKeys) {
-    this.clock = Objects.requireNonNull(clock, "clock");
+    this(clock, maxKeys, true);
     if (maxKeys < 1) {
       throw new IllegalArgumentException("maxKeys must be at least 1 but was " + maxKeys);
     }
+  }
+
+  private InMemoryStore(Clock clock, int maxKeys, boolean sweeps) {
+    this.clock = Objects.requireNonNull(clock, "clock");
     this.maxKeys = maxKeys;
+    this.sweeps = sweeps;
     this.sweepAbove = Math.min(maxKeys, FIRST_SWEEP);
+  }
+
+  /**
+   * A store that keeps every key it has seen, for replaying traces on a clock that goes back
+   * (the simulator): dropping a key that is fresh now would change a later decision at an
+   * earlier time. Memory grows with the keys.
+   */
+  public static InMemoryStore keepingEveryKey(Clock clock) {
+    return new InMemoryStore(clock, Integer.MAX_VALUE, false);
   }
 
   public Clock clock() {
@@ -118,7 +133,7 @@ public final class InMemoryStore implements RateLimitStore {
 
   /** Called after a key was added. */
   void added() {
-    if (size.incrementAndGet() > sweepAbove) {
+    if (size.incrementAndGet() > sweepAbove && sweeps) {
       sweep();
     }
   }

@@ -62,11 +62,16 @@ public final class TraceReplayer {
     try {
       fields = JsonLine.parse(line);
     } catch (IllegalArgumentException e) {
-      String json = "{\"error\": true, \"message\": " + JsonLine.quote(e.getMessage()) + ", \"input\": "
-          + JsonLine.quote(line) + "}";
-      return new Outcome(null, null, e.getMessage(), json);
+      return unreadable(line, e.getMessage());
     }
     return replay(fields);
+  }
+
+  /** The error line for an input line that could not be read at all: the message and the raw line. */
+  public static Outcome unreadable(String line, String message) {
+    String json = "{\"error\": true, \"message\": " + JsonLine.quote(message) + ", \"input\": "
+        + JsonLine.quote(line) + "}";
+    return new Outcome(null, null, message, json);
   }
 
   /** Replays one request given as fields (name to raw JSON value), such as a parsed access log line. */

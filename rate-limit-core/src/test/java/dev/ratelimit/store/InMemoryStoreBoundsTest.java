@@ -63,6 +63,23 @@ class InMemoryStoreBoundsTest {
   }
 
   @Test
+  void keepingEveryKey_keepsStateForCallsFromAnEarlierTime() {
+    for (boolean keepsEveryKey : new boolean[] {true, false}) {
+      ManualClock replay = new ManualClock(10_000);
+      InMemoryStore store = keepsEveryKey ? InMemoryStore.keepingEveryKey(replay) : new InMemoryStore(replay);
+      RateLimiter limiter = RateLimiter.builder().clock(replay).store(store).limit("l", "gcra rate=1 period=1s").build();
+      limiter.limit("l", "early", 1);
+      replay.setMillis(20_000); // "early" is fresh from here on, so a sweep may drop it
+      for (int i = 0; i < 5000; i++) {
+        limiter.limit("l", "k" + i, 1);
+      }
+      replay.setMillis(10_001); // a trace going back: GCRA reads this time as given
+      assertThat(limiter.limit("l", "early", 1).allowed()).as("keeps every key: " + keepsEveryKey)
+          .isEqualTo(!keepsEveryKey);
+    }
+  }
+
+  @Test
   void store_startsNoThreads() {
     Set<String> before = threadNames();
     InMemoryStore store = new InMemoryStore(clock, 1000);

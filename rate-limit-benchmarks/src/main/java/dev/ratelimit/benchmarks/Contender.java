@@ -1,0 +1,194 @@
+package dev.ratelimit.benchmarks;
+
+import com.google.common.util.concurrent.RateLimiter;
+import dev.ratelimit.Decision;
+import io.github.bucket4j.Bucket;
+import io.github.bucket4j.ConsumptionProbe;
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One rate limiter under test. Each looks its state up by key on every call, as a web app does:
+ * ours in its store, the others in a {@link ConcurrentHashMap} of one limiter per key (a get,
+ * and a computeIfAbsent only on a miss).
+ */
+public interface Contender {
+
+  /** The decision for one unit on {@code key}; returned so that JMH can consume it. */
+  Object acquire(String key);
+
+  /** Whether {@link #acquire}'s result admitted the request. */
+  boolean admitted(Object result);
+
+  /** The state of every key, to measure its heap. */
+  Object state();
+
+  /** A hot key that admits every request: 10⁹ per second. */
+  static final Config ADMITS = new Config(1_000_000_000L, Duration.ofSeconds(1));
+  /** A hot key that mostly denies: after the first burst of 10, nearly every call is a denial. */
+  static final Config DENIES = new Config(10, Duration.ofSeconds(1));
+  /**
+   * Many keys holding state: 10⁹ units per 100 years admits every call and never refills to
+   * full, so every key keeps its state (none is fresh, in any store).
+   */
+  static final Config HOLDS = new Config(1_000_000_000L, Duration.ofDays(36_500));
+
+  /** Capacity and rate per period, the same for every contender. */
+  record Config(long rate, Duration period) {}
+
+  static Contender create(String name, Config config) {
+    return switch (name) {
+      case "rate-limit" -> new Ours(config);
+      case "bucket4j" -> new Bucket4j(config);
+      case "resilience4j" -> new Resilience4j(config);
+      case "guava" -> new Guava(config);
+      case "map-lookup" -> new MapLookup();
+      default -> throw new IllegalArgumentException("unknown contender " + name);
+    };
+  }
+
+  /** rate-limit's in-memory store behind a {@link dev.ratelimit.RateLimiter}. */
+  final class Ours implements Contender {
+    private final dev.ratelimit.RateLimiter limiter;
+
+    Ours(Config config) {
+      limiter = dev.ratelimit.RateLimiter.builder()
+          .limit("api", dev.ratelimit.Limit.tokenBucket(config.rate(), config.period())).build();
+    }
+
+    @Override
+    public Object acquire(String key) {
+      return limiter.limit("api", key, 1);
+    }
+
+    @Override
+    public boolean admitted(Object result) {
+      return ((Decision) result).allowed();
+    }
+
+    @Override
+    public Object state() {
+      return limiter;
+    }
+  }
+
+  /** bucket4j local buckets (lock-free, its default), {@code tryConsumeAndReturnRemaining}. */
+  final class Bucket4j implements Contender {
+    private final Map<String, Bucket> buckets = new ConcurrentHashMap<>();
+    private final Config config;
+
+    Bucket4j(Config config) {
+      this.config = config;
+    }
+
+    @Override
+    public Object acquire(String key) {
+      Bucket bucket = buckets.get(key);
+      if (bucket == null) {
+        bucket = buckets.computeIfAbsent(key, k -> Bucket.builder()
+            .addLimit(limit -> limit.capacity(config.rate()).refillGreedy(config.rate(), config.period())).build());
+      }
+      return bucket.tryConsumeAndReturnRemaining(1);
+    }
+
+    @Override
+    public boolean admitted(Object result) {
+      return ((ConsumptionProbe) result).isConsumed();
+    }
+
+    @Override
+    public Object state() {
+      return buckets;
+    }
+  }
+
+  /** Resilience4j's {@link AtomicRateLimiter}, {@code acquirePermission} without waiting. */
+  final class Resilience4j implements Contender {
+    private final Map<String, AtomicRateLimiter> limiters = new ConcurrentHashMap<>();
+    private final RateLimiterConfig config;
+
+    Resilience4j(Config limit) {
+      config = RateLimiterConfig.custom().limitForPeriod((int) Math.min(Integer.MAX_VALUE, limit.rate()))
+          .limitRefreshPeriod(limit.period()).timeoutDuration(Duration.ZERO).build();
+    }
+
+    @Override
+    public Object acquire(String key) {
+      AtomicRateLimiter limiter = limiters.get(key);
+      if (limiter == null) {
+        limiter = limiters.computeIfAbsent(key, k -> new AtomicRateLimiter(k, config));
+      }
+      return limiter.acquirePermission() ? Boolean.TRUE : Boolean.FALSE;
+    }
+
+    @Override
+    public boolean admitted(Object result) {
+      return (Boolean) result;
+    }
+
+    @Override
+    public Object state() {
+      return limiters;
+    }
+  }
+
+  /**
+   * Guava's {@link RateLimiter} (smooth bursty), {@code tryAcquire} without waiting. It stores at
+   * most one second of permits, so a slow limit with a large capacity is out of its reach: for
+   * {@link #HOLDS} it admits at 10⁹ per second, which costs it nothing in speed or memory.
+   */
+  final class Guava implements Contender {
+    private final Map<String, RateLimiter> limiters = new ConcurrentHashMap<>();
+    private final double rate;
+
+    Guava(Config config) {
+      this.rate = config == HOLDS ? config.rate() : config.rate() / (config.period().toMillis() / 1000.0);
+    }
+
+    @Override
+    public Object acquire(String key) {
+      RateLimiter limiter = limiters.get(key);
+      if (limiter == null) {
+        limiter = limiters.computeIfAbsent(key, k -> RateLimiter.create(rate));
+      }
+      return limiter.tryAcquire() ? Boolean.TRUE : Boolean.FALSE;
+    }
+
+    @Override
+    public boolean admitted(Object result) {
+      return (Boolean) result;
+    }
+
+    @Override
+    public Object state() {
+      return limiters;
+    }
+  }
+
+  /** Not a limiter: the {@link ConcurrentHashMap} lookup alone, the floor under the others. */
+  final class MapLookup implements Contender {
+    private final Map<String, long[]> entries = new ConcurrentHashMap<>();
+
+    @Override
+    public Object acquire(String key) {
+      long[] entry = entries.get(key);
+      if (entry == null) {
+        entry = entries.computeIfAbsent(key, k -> new long[1]);
+      }
+      return entry;
+    }
+
+    @Override
+    public boolean admitted(Object result) {
+      return true;
+    }
+
+    @Override
+    public Object state() {
+      return entries;
+    }
+  }
+}
