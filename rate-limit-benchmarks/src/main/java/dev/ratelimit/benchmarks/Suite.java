@@ -1,0 +1,128 @@
+package dev.ratelimit.benchmarks;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * The whole comparison in one command: every benchmark for every contender, in rounds (one fork
+ * each per round, so contenders alternate A/B/A/B on a noisy machine), then retained heap per
+ * key in a fresh JVM per contender and round; medians across rounds, and ratios to bucket4j.
+ *
+ * <pre>java -cp rate-limit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.Suite [rounds] [report.md]</pre>
+ */
+public final class Suite {
+  private static final List<String> CONTENDERS = List.of("rate-limit", "bucket4j", "resilience4j", "guava", "map-lookup");
+  private static final String[] JVM = {"-Xms4g", "-Xmx4g", "-XX:+UseG1GC"};
+
+  private Suite() {}
+
+  public static void main(String[] args) throws RunnerException, IOException, InterruptedException {
+    int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 3;
+    Path report = Path.of(args.length > 1 ? args[1] : "rate-limit-benchmarks/target/benchmarks.md");
+    String include = System.getProperty("include", "HotKeyBenchmark|ManyKeysBenchmark");
+    Map<String, List<Double>> scores = new LinkedHashMap<>();
+    for (int round = 1; round <= rounds; round++) {
+      System.out.printf("%n=== round %d of %d ===%n", round, rounds);
+      Options options = new OptionsBuilder().include(include).forks(1)
+          .warmupIterations(3).warmupTime(TimeValue.seconds(1))
+          .measurementIterations(5).measurementTime(TimeValue.seconds(1))
+          .jvmArgsAppend(JVM).build();
+      Collection<RunResult> results = new Runner(options).run();
+      for (RunResult result : results) {
+        String benchmark = result.getParams().getBenchmark();
+        String name = benchmark.substring(benchmark.lastIndexOf('.', benchmark.lastIndexOf('.') - 1) + 1);
+        String limit = result.getParams().getParam("limit");
+        String key = name + (limit != null ? " " + limit : "") + " | " + result.getParams().getParam("contender");
+        scores.computeIfAbsent(key, k -> new ArrayList<>()).add(result.getPrimaryResult().getScore());
+      }
+      for (String contender : CONTENDERS) {
+        scores.computeIfAbsent("HeapPerKey | " + contender, k -> new ArrayList<>()).add(heapPerKey(contender));
+      }
+    }
+    String table = table(scores, rounds);
+    System.out.println();
+    System.out.println(table);
+    Files.createDirectories(report.toAbsolutePath().getParent());
+    Files.writeString(report, table);
+    System.out.println("written to " + report);
+  }
+
+  /** Runs {@link HeapPerKey} in a fresh JVM, so nothing else is on its heap. */
+  private static double heapPerKey(String contender) throws IOException, InterruptedException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command = new ArrayList<>(List.of(java));
+    command.addAll(List.of(JVM));
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), HeapPerKey.class.getName(), contender));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String last = "";
+    try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line = out.readLine(); line != null; line = out.readLine()) {
+        last = line;
+      }
+    }
+    if (process.waitFor() != 0) {
+      throw new IllegalStateException("HeapPerKey " + contender + " failed: " + last);
+    }
+    return Double.parseDouble(last.substring(last.lastIndexOf(' ') + 1));
+  }
+
+  /** Medians per scenario and contender; throughput as ns per operation and per thread too. */
+  static String table(Map<String, List<Double>> scores, int rounds) {
+    Map<String, Map<String, Double>> medians = new LinkedHashMap<>();
+    scores.forEach((key, values) -> {
+      String[] parts = key.split(" \\| ");
+      medians.computeIfAbsent(parts[0], k -> new LinkedHashMap<>()).put(parts[1], median(values));
+    });
+    StringBuilder out = new StringBuilder();
+    out.append("Medians of ").append(rounds).append(" rounds (one fork each, contenders interleaved). ")
+        .append("Throughput in million operations per second over all threads; ns/op per thread in brackets; "
+            + "heap in bytes per key.\n\n");
+    out.append("| scenario |");
+    CONTENDERS.forEach(c -> out.append(' ').append(c).append(" |"));
+    out.append(" rate-limit ÷ bucket4j |\n|---|");
+    CONTENDERS.forEach(c -> out.append("---|"));
+    out.append("---|\n");
+    medians.forEach((scenario, byContender) -> {
+      boolean heap = scenario.equals("HeapPerKey");
+      int threads = scenario.contains("twoThreads") ? 2 : 1;
+      out.append("| ").append(scenario).append(" |");
+      for (String contender : CONTENDERS) {
+        Double value = byContender.get(contender);
+        out.append(' ').append(value == null ? "" : heap ? format("%.0f", value)
+            : format("%.2f (%.0f ns)", value, 1000 * threads / value)).append(" |");
+      }
+      Double ours = byContender.get("rate-limit");
+      Double theirs = byContender.get("bucket4j");
+      out.append(' ').append(ours == null || theirs == null ? "" : format("%.2f×", ours / theirs)).append(" |\n");
+    });
+    out.append("\nRaw scores per round:\n\n");
+    scores.forEach((key, values) -> out.append("- ").append(key).append(": ").append(values).append('\n'));
+    return out.toString();
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> sorted = values.stream().sorted().toList();
+    int n = sorted.size();
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+  }
+
+  private static String format(String pattern, double value) {
+    return String.format(Locale.ROOT, pattern, value);
+  }
+}
