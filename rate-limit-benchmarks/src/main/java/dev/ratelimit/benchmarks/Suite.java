@@ -122,7 +122,7 @@ public final class Suite {
     return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
   }
 
-  private static String format(String pattern, double value) {
-    return String.format(Locale.ROOT, pattern, value);
+  private static String format(String pattern, Object... values) {
+    return String.format(Locale.ROOT, pattern, values);
   }
 }
