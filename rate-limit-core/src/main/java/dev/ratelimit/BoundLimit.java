@@ -12,18 +12,24 @@ class BoundLimit {
   final String name;
   final Limit limit;
   final KeySpace space;
+  private final boolean reservable;
+  private final double largestLimit;
+  private final double largestReserve;
 
   BoundLimit(String name, Limit limit, KeySpace space) {
     this.name = name;
     this.limit = limit;
     this.space = space;
+    this.reservable = limit.reservable();
+    this.largestLimit = largestCount(Operation.LIMIT);
+    this.largestReserve = largestCount(Operation.RESERVE);
   }
 
   static BoundLimit bind(RateLimitStore store, String name, Limit limit) {
     return limit.shards() > 1 ? new ShardedLimit(store, name, limit) : new BoundLimit(name, limit, store.bind(name, limit));
   }
 
-  /** The largest count an operation could ever admit. */
+  /** The largest count an operation could ever admit (computed once, at construction). */
   double largestCount(Operation op) {
     return op == Operation.RESERVE ? limit.capacity() + limit.maxReserved() : limit.capacity();
   }
@@ -37,11 +43,11 @@ class BoundLimit {
       throw new IllegalArgumentException(
           "count must be a finite number, 0 or more, but was " + count + " (limit '" + name + "')");
     }
-    if (op == Operation.RESERVE && !limit.reservable()) {
+    if (op == Operation.RESERVE && !reservable) {
       throw new UnsupportedOperationException("limit '" + name + "' is a " + limit.kind()
           + ", which has no reservations; reserve and acquire with a wait work on token-bucket, gcra and fixed-window");
     }
-    double largest = largestCount(op);
+    double largest = op == Operation.RESERVE ? largestReserve : largestLimit;
     if (count > largest) {
       throw new IllegalArgumentException("count " + SpecNumbers.format(count) + " is above "
           + (op == Operation.RESERVE ? "capacity + maxReserved, " : "the capacity, ") + SpecNumbers.format(largest)

@@ -7,6 +7,7 @@ import dev.ratelimit.store.RateLimitStore.Charge;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +39,9 @@ public final class RateLimiter implements AutoCloseable {
 
   private final Clock clock;
   private final RateLimitStore store;
+  /** Looked up on every call: a plain hash map, never changed after construction. */
   private final Map<String, BoundLimit> named;
+  private final Map<String, Limit> limits;
   private final Map<Limit, BoundLimit> adHoc = new ConcurrentHashMap<>();
 
   private RateLimiter(Builder builder) {
@@ -46,7 +49,8 @@ public final class RateLimiter implements AutoCloseable {
     this.store = builder.store != null ? builder.store : new InMemoryStore(clock);
     Map<String, BoundLimit> bound = new LinkedHashMap<>();
     builder.limits.forEach((name, limit) -> bound.put(name, BoundLimit.bind(store, name, limit)));
-    this.named = Collections.unmodifiableMap(bound);
+    this.named = new HashMap<>(bound);
+    this.limits = Collections.unmodifiableMap(new LinkedHashMap<>(builder.limits));
   }
 
   public static Builder builder() {
@@ -201,9 +205,7 @@ public final class RateLimiter implements AutoCloseable {
 
   /** The named limits, in the order they were added. */
   public Map<String, Limit> limits() {
-    Map<String, Limit> limits = new LinkedHashMap<>();
-    named.forEach((name, bound) -> limits.put(name, bound.limit));
-    return Collections.unmodifiableMap(limits);
+    return limits;
   }
 
   public Clock clock() {
@@ -224,7 +226,7 @@ public final class RateLimiter implements AutoCloseable {
     BoundLimit bound = named.get(name);
     if (bound == null) {
       throw new IllegalArgumentException("unknown limit '" + name + "'; configured limits: "
-          + (named.isEmpty() ? "none" : String.join(", ", named.keySet())));
+          + (limits.isEmpty() ? "none" : String.join(", ", limits.keySet())));
     }
     return bound;
   }

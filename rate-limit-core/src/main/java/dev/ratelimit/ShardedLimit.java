@@ -47,9 +47,11 @@ final class ShardedLimit extends BoundLimit {
   /** A request draws on two shards at most; a reservation on one. */
   @Override
   double largestCount(Operation op) {
+    // called from the constructor of BoundLimit, before this class's fields are set
+    int n = limit.shards();
     return op == Operation.RESERVE
-        ? (limit.capacity() + limit.maxReserved()) / shards
-        : Math.min(limit.capacity(), 2 * limit.capacity() / shards);
+        ? (limit.capacity() + limit.maxReserved()) / n
+        : Math.min(limit.capacity(), 2 * limit.capacity() / n);
   }
 
   private String shardKey(String key, int shard) {

@@ -36,17 +36,22 @@ final class FixedWindowAlgorithm extends WordAlgorithm {
   }
 
   @Override
-  protected double estimateWait(double d, long stamp, long now, double units) {
+  protected double estimateWait(double d, long stamp, long now, double level, double units) {
     long current = window(now, stamp);
     // the first later window whose level reaches the units; exact on whole windows
     long target = Math.max(current + 1, (long) Math.ceil((units + d) / rate));
-    while (target > current + 1 && Rules.reaches(levelIn(d, target - 1), units, capacity)) {
+    while (target > current + 1 && Rules.reaches(levelIn(d, target - 1), units, tolerance)) {
       target--;
     }
-    while (!Rules.reaches(levelIn(d, target), units, capacity)) {
+    while (!Rules.reaches(levelIn(d, target), units, tolerance)) {
       target++;
     }
     return (double) target * periodMillis - now;
+  }
+
+  @Override
+  protected double slope() {
+    return 0;
   }
 
   @Override

@@ -7,16 +7,18 @@ package dev.ratelimit.algorithm;
  */
 final class GcraAlgorithm extends WordAlgorithm {
   private final double emissionInterval;
+  private final double unitsPerMilli;
 
   GcraAlgorithm(double rate, long periodMillis, double capacity, double maxReserved) {
     super(capacity, maxReserved);
     this.emissionInterval = periodMillis / rate;
+    this.unitsPerMilli = rate / periodMillis;
   }
 
   @Override
   public double level(double tat, long stamp, long now) {
     // capacity − (tatE − now)/T rather than (τ − (tatE − now))/T: exactly the capacity once tat ≤ now
-    return capacity - (Math.max(tat, now) - now) / emissionInterval;
+    return tat > now ? capacity - (tat - now) * unitsPerMilli : capacity;
   }
 
   @Override
@@ -25,8 +27,13 @@ final class GcraAlgorithm extends WordAlgorithm {
   }
 
   @Override
-  protected double estimateWait(double tat, long stamp, long now, double units) {
+  protected double estimateWait(double tat, long stamp, long now, double level, double units) {
     return tat - now - (capacity - units) * emissionInterval;
+  }
+
+  @Override
+  protected double slope() {
+    return unitsPerMilli;
   }
 
   @Override

@@ -12,9 +12,11 @@ import dev.ratelimit.store.Operation;
  */
 public abstract class ObjectAlgorithm<S> {
   protected final double capacity;
+  protected final double tolerance;
 
   protected ObjectAlgorithm(double capacity) {
     this.capacity = capacity;
+    this.tolerance = Rules.tolerance(capacity);
   }
 
   /** One request's decision and the state it leaves (the same instance when nothing changed). */
@@ -35,7 +37,7 @@ public abstract class ObjectAlgorithm<S> {
   /** Applies one request; these kinds have no reservations, so {@code op} is LIMIT or CHECK. */
   public final Step<S> step(S state, Operation op, double count, long now) {
     double level = level(state, now);
-    if (!Rules.reaches(level, count, capacity)) {
+    if (!Rules.reaches(level, count, tolerance)) {
       return new Step<>(state, new Decision(false, level, capacity, waitUntil(state, now, count),
           untilFresh(state, now)));
     }
@@ -53,9 +55,10 @@ public abstract class ObjectAlgorithm<S> {
   }
 
   private long waitUntil(S state, long now, double units) {
-    if (Rules.reaches(level(state, now), units, capacity)) {
+    if (Rules.reaches(level(state, now), units, tolerance)) {
       return 0;
     }
-    return Rules.firstReaching(t -> level(state, t), now, units, capacity, estimateWait(state, now, units));
+    double estimate = estimateWait(state, now, units - tolerance);
+    return Rules.firstReaching(t -> level(state, t), now, units, tolerance, estimate);
   }
 }

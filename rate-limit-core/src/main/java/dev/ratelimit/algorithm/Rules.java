@@ -15,6 +15,9 @@ final class Rules {
    */
   private static final double TOLERANCE = 1e-12;
 
+  /** Float noise in a level, relative to the larger of the capacity and the units: about 50 ulps. */
+  private static final double NOISE = 1e-14;
+
   /** A wait that stands for "not within any time a caller could wait" (about 73 million years). */
   static final long NEVER = Long.MAX_VALUE / 4;
 
@@ -25,9 +28,14 @@ final class Rules {
     return op == Operation.RESERVE ? -maxReserved : 0;
   }
 
-  /** Whether {@code level} reaches {@code units}, up to float noise relative to the capacity. */
-  static boolean reaches(double level, double units, double capacity) {
-    return level >= units - TOLERANCE * Math.max(1, capacity);
+  /** How far below a boundary a level still counts as reaching it, for a limit of this capacity. */
+  static double tolerance(double capacity) {
+    return TOLERANCE * Math.max(1, capacity);
+  }
+
+  /** Whether {@code level} reaches {@code units}, up to the {@link #tolerance}. */
+  static boolean reaches(double level, double units, double tolerance) {
+    return level >= units - tolerance;
   }
 
   /** Whether a request changes the stored state. */
@@ -50,27 +58,51 @@ final class Rules {
   }
 
   /**
+   * The estimate rounded up, when that is exactly the first whole millisecond at which the level
+   * reaches the units; -1 when {@link #firstReaching} must search. A level rising linearly
+   * ({@code slope} units per millisecond) crosses the boundary at the estimate (the tolerance is
+   * already in it); when that crossing is far from a whole millisecond, farther in units than
+   * float noise can move a level (a few ulps of the units, and of the times it is computed from,
+   * which are near {@code now} on the algorithm's timeline), rounding up is exact as it is. Small,
+   * so that it inlines into the decision path.
+   */
+  static long exactCeil(double estimate, double slope, double units, double capacity, long now) {
+    if (slope > 0 && estimate > 0 && estimate < NEVER) {
+      double rounded = Math.ceil(estimate);
+      double above = rounded - estimate;
+      double margin = (above < 0.5 ? above : 1 - above) * slope;
+      double noise = NOISE * Math.max(Math.max(1, capacity), Math.abs(units))
+          + 8 * Math.ulp((double) Math.abs(now) + rounded) * slope;
+      if (margin > noise) {
+        return (long) rounded;
+      }
+    }
+    return -1;
+  }
+
+  /**
    * The first whole millisecond from {@code now} at which the level reaches {@code units}:
    * exact by the algorithm's own arithmetic, so never early and never late because of rounding.
-   * The estimate is usually right or one off; a search from it (levels never fall as time
-   * passes when nothing else happens) makes a poor one cost a few steps, never a wrong answer.
-   * The level at {@code now} must not reach the units.
+   * The estimate (where the level crosses {@code units − tolerance}) is usually right or one off;
+   * a search from it (levels never fall as time passes when nothing else happens) makes a poor
+   * one cost a few steps, never a wrong answer. The level at {@code now} must not reach the
+   * units.
    */
-  static long firstReaching(LevelAt levels, long now, double units, double capacity, double estimate) {
+  static long firstReaching(LevelAt levels, long now, double units, double tolerance, double estimate) {
     long high = Math.min(NEVER, Math.max(1, ceil(estimate)));
     long low;
-    if (reaches(levels.level(now + high), units, capacity)) {
-      if (!reaches(levels.level(now + high - 1), units, capacity)) {
+    if (reaches(levels.level(now + high), units, tolerance)) {
+      if (!reaches(levels.level(now + high - 1), units, tolerance)) {
         return high;
       }
       low = high - 1;
-      for (long step = 2; low > 0 && reaches(levels.level(now + low), units, capacity); step *= 2) {
+      for (long step = 2; low > 0 && reaches(levels.level(now + low), units, tolerance); step *= 2) {
         high = low;
         low = Math.max(0, high - step);
       }
     } else {
       low = high;
-      for (long step = 1; !reaches(levels.level(now + high), units, capacity); step *= 2) {
+      for (long step = 1; !reaches(levels.level(now + high), units, tolerance); step *= 2) {
         if (high >= NEVER) {
           return NEVER; // callers refuse counts that can never be admitted; this is a backstop
         }
@@ -81,7 +113,7 @@ final class Rules {
     // levels at low don't reach, at high do
     while (high - low > 1) {
       long middle = low + (high - low) / 2;
-      if (reaches(levels.level(now + middle), units, capacity)) {
+      if (reaches(levels.level(now + middle), units, tolerance)) {
         high = middle;
       } else {
         low = middle;

@@ -84,7 +84,7 @@ final class SlidingLogAlgorithm extends ObjectAlgorithm<SlidingLogAlgorithm.Stat
     double level = level(state, now);
     for (int i = firstLive(state, t); i < state.times().length; i++) {
       level += state.units()[i];
-      if (Rules.reaches(level, units, capacity)) {
+      if (Rules.reaches(level, units, tolerance)) {
         return state.times()[i] + periodMillis - now;
       }
     }

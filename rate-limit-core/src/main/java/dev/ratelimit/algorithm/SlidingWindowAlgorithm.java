@@ -85,7 +85,7 @@ final class SlidingWindowAlgorithm extends ObjectAlgorithm<SlidingWindowAlgorith
       for (long window = s - buckets + 1; window <= s; window++) {
         full += state.count(window);
       }
-      if (!Rules.reaches(capacity - full, units, capacity)) {
+      if (!Rules.reaches(capacity - full, units, tolerance)) {
         continue;
       }
       double decaying = state.count(s - buckets);

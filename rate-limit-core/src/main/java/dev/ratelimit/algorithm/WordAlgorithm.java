@@ -11,7 +11,10 @@ import dev.ratelimit.store.Operation;
  * stored. Algorithms that never let a clock going back add units ({@link #usesStamp()}) read time
  * as {@code max(now, stamp)}. Times here are milliseconds on the store's own timeline.
  *
- * <p>Every method is a pure function: no clock reads, no I/O, safe to retry in a CAS loop.
+ * <p>A store runs {@link #next} inside its compare-and-set loop (a few operations, so that
+ * contending threads rarely collide) and builds the decision once the state is written:
+ * {@link #admitted} after a write, {@link #decide} when nothing is written. Every method is a
+ * pure function: no clock reads, no I/O, safe to retry.
  */
 public abstract class WordAlgorithm {
   /** The state of a key never seen (or reset): full. Every subclass reads it as capacity. */
@@ -21,10 +24,12 @@ public abstract class WordAlgorithm {
 
   protected final double capacity;
   protected final double maxReserved;
+  protected final double tolerance;
 
   protected WordAlgorithm(double capacity, double maxReserved) {
     this.capacity = capacity;
     this.maxReserved = maxReserved;
+    this.tolerance = Rules.tolerance(capacity);
   }
 
   /** Units available at {@code now}: at most the capacity, negative while in debt. */
@@ -33,22 +38,63 @@ public abstract class WordAlgorithm {
   /** The state whose level at {@code now} is {@code level}. */
   protected abstract double withLevel(double state, long stamp, long now, double level);
 
-  /** An estimate, in milliseconds from {@code now}, of when the level reaches {@code units}. */
-  protected abstract double estimateWait(double state, long stamp, long now, double units);
+  /**
+   * An estimate, in milliseconds from {@code now}, of when the level (which is {@code level} at
+   * {@code now}) reaches {@code units}.
+   */
+  protected abstract double estimateWait(double state, long stamp, long now, double level, double units);
+
+  /** Units per millisecond where the level rises linearly; 0 where it rises in steps. */
+  protected abstract double slope();
 
   /** Whether this algorithm reads the stamp (and so needs it stored). */
   public abstract boolean usesStamp();
 
-  /** The decision for one request. Pure: the store applies {@link #after} if it consumed. */
+  /**
+   * The state to write for an admitted request that consumes, or {@code NaN} when nothing is to
+   * be written: a denial, a check, 0 units. The decision follows from {@link #admitted} once
+   * written, or from {@link #decide} when not.
+   */
+  public final double next(double state, long stamp, Operation op, double count, long maxWait, long now) {
+    if (op == Operation.CHECK || count == 0) {
+      return Double.NaN;
+    }
+    if (op == Operation.RESERVE) {
+      Decision decision = decide(state, stamp, op, count, maxWait, now);
+      return decision.allowed() ? withLevel(state, stamp, now, decision.remaining()) : Double.NaN;
+    }
+    double after = level(state, stamp, now) - count;
+    return Rules.reaches(after, 0, tolerance) ? withLevel(state, stamp, now, after > 0 ? after : 0) : Double.NaN;
+  }
+
+  /** The decision for a request whose {@link #next} state was written (its stamp raised to now). */
+  public final Decision admitted(double next, long nextStamp, Operation op, long now) {
+    double level = level(next, nextStamp, now);
+    long wait = op == Operation.RESERVE ? waitUntil(next, nextStamp, now, level, 0) : 0;
+    return new Decision(true, level, capacity, wait, waitUntil(next, nextStamp, now, level, capacity));
+  }
+
+  /** The decision for one request, changing nothing: for checks, denials, 0 units. */
   public final Decision decide(double state, long stamp, Operation op, double count, long maxWait, long now) {
     double level = level(state, stamp, now);
+    if (!Rules.reaches(level - count, Rules.floor(op, maxReserved), tolerance)) {
+      return denied(state, stamp, op, count, now, level);
+    }
+    return admissible(state, stamp, op, count, maxWait, now, level);
+  }
+
+  /** A denial: the current level, and when the same request would be admitted. */
+  private Decision denied(double state, long stamp, Operation op, double count, long now, double level) {
+    double needed = op == Operation.RESERVE ? count - maxReserved : count;
+    return new Decision(false, level, capacity, waitUntil(state, stamp, now, level, needed),
+        waitUntil(state, stamp, now, level, capacity));
+  }
+
+  /** A request that fits: a check, 0 units, or a reservation that may still be too far off. */
+  private Decision admissible(double state, long stamp, Operation op, double count, long maxWait, long now,
+      double level) {
     double floor = Rules.floor(op, maxReserved);
     double after = level - count;
-    if (!Rules.reaches(after, floor, capacity)) {
-      double needed = op == Operation.RESERVE ? count - maxReserved : count;
-      return new Decision(false, level, capacity, waitUntil(state, stamp, now, needed),
-          waitUntil(state, stamp, now, capacity));
-    }
     boolean consumes = op != Operation.CHECK && count > 0;
     after = Math.max(after, floor);
     double next = consumes ? withLevel(state, stamp, now, after) : state;
@@ -57,21 +103,10 @@ public abstract class WordAlgorithm {
     long wait = op == Operation.RESERVE ? waitUntil(next, nextStamp, now, 0) : 0;
     if (wait > maxWait) {
       // the reservation would fit, but not within the caller's wait: as soon as it would
-      return new Decision(false, level, capacity, wait - maxWait, waitUntil(state, stamp, now, capacity));
+      return new Decision(false, level, capacity, wait - maxWait, waitUntil(state, stamp, now, level, capacity));
     }
     return new Decision(true, op == Operation.CHECK ? level : after, capacity, wait,
-        waitUntil(next, nextStamp, now, capacity));
-  }
-
-  /** The state after an admitted, consuming {@link #decide} with the same arguments. */
-  public final double after(double state, long stamp, Operation op, double count, long now) {
-    double level = level(state, stamp, now);
-    return withLevel(state, stamp, now, Math.max(level - count, Rules.floor(op, maxReserved)));
-  }
-
-  /** Whether a decision consumed, so that the store must write {@link #after}. */
-  public final boolean consumed(Decision decision, Operation op, double count) {
-    return Rules.consumes(decision, op, count);
+        consumes ? waitUntil(next, nextStamp, now, capacity) : waitUntil(state, stamp, now, level, capacity));
   }
 
   /** The state with {@code count} unused units given back, never above capacity. */
@@ -85,10 +120,15 @@ public abstract class WordAlgorithm {
   }
 
   private long waitUntil(double state, long stamp, long now, double units) {
-    if (Rules.reaches(level(state, stamp, now), units, capacity)) {
+    return waitUntil(state, stamp, now, level(state, stamp, now), units);
+  }
+
+  private long waitUntil(double state, long stamp, long now, double level, double units) {
+    if (Rules.reaches(level, units, tolerance)) {
       return 0;
     }
-    return Rules.firstReaching(t -> level(state, stamp, t), now, units, capacity,
-        estimateWait(state, stamp, now, units));
+    double estimate = estimateWait(state, stamp, now, level, units - tolerance);
+    long exact = Rules.exactCeil(estimate, slope(), units, capacity, now);
+    return exact >= 0 ? exact : Rules.firstReaching(t -> level(state, stamp, t), now, units, tolerance, estimate);
   }
 }

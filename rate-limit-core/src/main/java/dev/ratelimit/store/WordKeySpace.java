@@ -34,6 +34,7 @@ final class WordKeySpace extends InMemoryKeySpace {
   private final WordAlgorithm algorithm;
   private final boolean usesStamp;
   private final FixedWindow window;
+  private final boolean randomPhase;
   private final long period;
   private final long fixedOffset;
   private final Map<String, Cell> cells = new ConcurrentHashMap<>();
@@ -45,6 +46,7 @@ final class WordKeySpace extends InMemoryKeySpace {
     this.algorithm = algorithm;
     this.usesStamp = algorithm.usesStamp();
     this.window = limit instanceof FixedWindow w ? w : null;
+    this.randomPhase = window != null && window.randomPhase();
     this.period = window != null ? window.period().toMillis() : 1;
     this.fixedOffset = window != null && !window.randomPhase() ? Algorithms.windowOffset(window, "") : 0;
   }
@@ -102,7 +104,7 @@ final class WordKeySpace extends InMemoryKeySpace {
       BASE.compareAndSet(this, UNSET, now - Math.floorMod(now, period));
       b = base;
     }
-    long offset = window != null && window.randomPhase() ? Algorithms.windowOffset(window, key) : fixedOffset;
+    long offset = randomPhase ? Algorithms.windowOffset(window, key) : fixedOffset;
     return now - b - offset;
   }
 
@@ -111,32 +113,48 @@ final class WordKeySpace extends InMemoryKeySpace {
     long t = timeline(key, now);
     for (;;) {
       Cell cell = cells.get(key);
-      long bits = cell == null ? Double.doubleToRawLongBits(WordAlgorithm.FRESH) : cell.word;
-      if (bits == Cell.DEAD) {
-        cells.remove(key, cell);
-        continue;
-      }
-      long stamp = cell == null ? WordAlgorithm.NO_STAMP : cell.stamp;
-      double state = Double.longBitsToDouble(bits);
-      Decision decision = algorithm.decide(state, stamp, op, count, maxWait, t);
-      if (!algorithm.consumed(decision, op, count)) {
-        return decision;
-      }
-      long next = Double.doubleToRawLongBits(algorithm.after(state, stamp, op, count, t));
       if (cell == null) {
-        if (cells.putIfAbsent(key, new Cell(next, usesStamp ? t : WordAlgorithm.NO_STAMP)) == null) {
-          store().added();
+        Decision decision = applyToNewKey(key, op, count, maxWait, t);
+        if (decision != null) {
           return decision;
         }
         continue;
       }
-      if (usesStamp) {
+      long bits = cell.word;
+      if (bits == Cell.DEAD) {
+        cells.remove(key, cell);
+        continue;
+      }
+      long stamp = cell.stamp;
+      double state = Double.longBitsToDouble(bits);
+      double next = algorithm.next(state, stamp, op, count, maxWait, t);
+      if (Double.isNaN(next)) {
+        return algorithm.decide(state, stamp, op, count, maxWait, t);
+      }
+      if (usesStamp && t > stamp) {
         cell.raiseStamp(t);
       }
-      if (cell.swap(bits, next)) {
-        return decision;
+      if (cell.swap(bits, Double.doubleToRawLongBits(next))) {
+        return algorithm.admitted(next, usesStamp ? Math.max(stamp, t) : stamp, op, t);
       }
     }
+  }
+
+  /**
+   * A request on a key with no cell: decided on a fresh state, and a cell added only if it
+   * consumed. {@code null} if another thread added the key meanwhile: try again.
+   */
+  private Decision applyToNewKey(String key, Operation op, double count, long maxWait, long t) {
+    double next = algorithm.next(WordAlgorithm.FRESH, WordAlgorithm.NO_STAMP, op, count, maxWait, t);
+    if (Double.isNaN(next)) {
+      return algorithm.decide(WordAlgorithm.FRESH, WordAlgorithm.NO_STAMP, op, count, maxWait, t);
+    }
+    long stamp = usesStamp ? t : WordAlgorithm.NO_STAMP;
+    if (cells.putIfAbsent(key, new Cell(Double.doubleToRawLongBits(next), stamp)) != null) {
+      return null;
+    }
+    store().added();
+    return algorithm.admitted(next, stamp, op, t);
   }
 
   @Override
