@@ -7,26 +7,54 @@ import dev.ratelimit.store.RateLimitStore.Charge;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
-/** A limit bound to a store under its name: checks every count, then asks the store. */
+/**
+ * A limit bound to a store under its name: checks every count, then asks the store through the
+ * limit's failure policy ({@link #space}); all-or-nothing calls charge the store's own space
+ * ({@link #raw}), which the store can decide all at once.
+ */
 class BoundLimit {
   final String name;
   final Limit limit;
   final KeySpace space;
+  final KeySpace raw;
   private final boolean reservable;
   private final double largestLimit;
   private final double largestReserve;
 
-  BoundLimit(String name, Limit limit, KeySpace space) {
+  BoundLimit(Binding binding, String name, Limit limit) {
+    this(binding, name, limit, limit);
+  }
+
+  /**
+   * @param stored the limit as the store keeps it (one shard's share, when sharded)
+   * @param limit the limit as declared
+   */
+  BoundLimit(Binding binding, String name, Limit stored, Limit limit) {
     this.name = name;
     this.limit = limit;
-    this.space = space;
+    this.raw = binding.store().bind(name, stored);
+    this.space = binding.guard(raw);
     this.reservable = limit.reservable();
     this.largestLimit = largestCount(Operation.LIMIT);
     this.largestReserve = largestCount(Operation.RESERVE);
   }
 
-  static BoundLimit bind(RateLimitStore store, String name, Limit limit) {
-    return limit.shards() > 1 ? new ShardedLimit(store, name, limit) : new BoundLimit(name, limit, store.bind(name, limit));
+  /** What binding a limit needs: the store, and how to guard it. */
+  interface Binding {
+    RateLimitStore store();
+
+    /** The store's space behind the limit's failure policy. */
+    KeySpace guard(KeySpace raw);
+
+    /**
+     * All or nothing: on the store when it answers ({@code raw} charges), else charge by charge
+     * through each limit's failure policy ({@code guarded}, the same charges on guarded spaces).
+     */
+    CompletionStage<List<Decision>> limitAllAsync(List<Charge> raw, List<Charge> guarded);
+  }
+
+  static BoundLimit bind(Binding binding, String name, Limit limit) {
+    return limit.shards() > 1 ? new ShardedLimit(binding, name, limit) : new BoundLimit(binding, name, limit);
   }
 
   /** The largest count an operation could ever admit (computed once, at construction). */
@@ -93,7 +121,7 @@ class BoundLimit {
   /** The store charges for one part of an all-or-nothing call. */
   List<Charge> charges(String key, double count) {
     check(Operation.LIMIT, count);
-    return List.of(new Charge(space, key, count));
+    return List.of(new Charge(raw, key, count));
   }
 
   /** This call's decision from the decisions of its charges. */

@@ -1,6 +1,7 @@
 package dev.ratelimit;
 
 import dev.ratelimit.store.InMemoryStore;
+import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.Operation;
 import dev.ratelimit.store.RateLimitStore;
 import dev.ratelimit.store.RateLimitStore.Charge;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
@@ -39,6 +41,10 @@ public final class RateLimiter implements AutoCloseable {
 
   private final Clock clock;
   private final RateLimitStore store;
+  private final FailurePolicy storeFailure;
+  private final StoreHealth health;
+  /** Where limits with the {@code local} policy decide while the store is down; made on first need. */
+  private volatile InMemoryStore localStore;
   /** Looked up on every call: a plain hash map, never changed after construction. */
   private final Map<String, BoundLimit> named;
   private final Map<String, Limit> limits;
@@ -47,8 +53,10 @@ public final class RateLimiter implements AutoCloseable {
   private RateLimiter(Builder builder) {
     this.clock = builder.clock;
     this.store = builder.store != null ? builder.store : new InMemoryStore(clock);
+    this.storeFailure = builder.storeFailure;
+    this.health = new StoreHealth(clock, builder.storeRetry.toMillis());
     Map<String, BoundLimit> bound = new LinkedHashMap<>();
-    builder.limits.forEach((name, limit) -> bound.put(name, BoundLimit.bind(store, name, limit)));
+    builder.limits.forEach((name, limit) -> bound.put(name, BoundLimit.bind(binding(), name, limit)));
     this.named = new HashMap<>(bound);
     this.limits = Collections.unmodifiableMap(new LinkedHashMap<>(builder.limits));
   }
@@ -123,7 +131,48 @@ public final class RateLimiter implements AutoCloseable {
   /** Consumes on every limit or on none. */
   public Decisions limitAll(List<LimitCall> calls) {
     Plan plan = plan(calls);
-    return plan.decisions(store.limitAll(plan.charges));
+    return plan.decisions(limitAll(plan.charges, plan.guarded()));
+  }
+
+  private List<Decision> limitAll(List<Charge> raw, List<Charge> guarded) {
+    if (!health.skipStore()) {
+      try {
+        List<Decision> decisions = store.limitAll(raw);
+        health.succeeded();
+        return decisions;
+      } catch (StoreUnavailableException e) {
+        health.failed(e);
+      }
+    }
+    // each limit's failure policy, one charge at a time
+    return RateLimitStore.limitInOrder(guarded);
+  }
+
+  private CompletionStage<List<Decision>> limitAllAsync(List<Charge> raw, List<Charge> guarded) {
+    if (health.skipStore()) {
+      return completed(() -> RateLimitStore.limitInOrder(guarded));
+    }
+    return store.limitAllAsync(raw).handle((decisions, failure) -> {
+      if (failure == null) {
+        health.succeeded();
+        return CompletableFuture.completedFuture(decisions);
+      }
+      Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+          ? failure.getCause() : failure;
+      if (!(cause instanceof StoreUnavailableException unavailable)) {
+        return CompletableFuture.<List<Decision>>failedFuture(cause);
+      }
+      health.failed(unavailable);
+      return completed(() -> RateLimitStore.limitInOrder(guarded));
+    }).thenCompose(stage -> stage);
+  }
+
+  private static <T> CompletionStage<T> completed(java.util.function.Supplier<T> call) {
+    try {
+      return CompletableFuture.completedFuture(call.get());
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /** Forgets the key: it is full again. */
@@ -175,7 +224,7 @@ public final class RateLimiter implements AutoCloseable {
 
   public CompletionStage<Decisions> limitAllAsync(List<LimitCall> calls) {
     Plan plan = plan(calls);
-    return store.limitAllAsync(plan.charges).thenApply(plan::decisions);
+    return limitAllAsync(plan.charges, plan.guarded()).thenApply(plan::decisions);
   }
 
   public CompletionStage<Void> resetAsync(String name, String key) {
@@ -212,6 +261,15 @@ public final class RateLimiter implements AutoCloseable {
     return clock;
   }
 
+  /**
+   * Whether the store answers. While it doesn't, every limit follows its failure policy:
+   * {@code open} admits, {@code closed} throws {@link StoreUnavailableException}, {@code local}
+   * decides on an in-memory store. For health checks and metrics.
+   */
+  public boolean storeAvailable() {
+    return health.available();
+  }
+
   public RateLimitStore store() {
     return store;
   }
@@ -234,7 +292,49 @@ public final class RateLimiter implements AutoCloseable {
   private BoundLimit adHoc(Limit limit) {
     Objects.requireNonNull(limit, "limit");
     // a name no configured limit can have (names are kebab-case), so ad-hoc state never collides
-    return adHoc.computeIfAbsent(limit, l -> BoundLimit.bind(store, "~" + l, l));
+    return adHoc.computeIfAbsent(limit, l -> BoundLimit.bind(binding(), "~" + l, l));
+  }
+
+  /** Binds limits to the store, behind their failure policies. */
+  private BoundLimit.Binding binding() {
+    return new BoundLimit.Binding() {
+      @Override
+      public RateLimitStore store() {
+        return store;
+      }
+
+      @Override
+      public CompletionStage<List<Decision>> limitAllAsync(List<Charge> raw, List<Charge> guarded) {
+        return RateLimiter.this.limitAllAsync(raw, guarded);
+      }
+
+      @Override
+      public KeySpace guard(KeySpace raw) {
+        FailurePolicy policy = raw.limit().failure() != null ? raw.limit().failure() : storeFailure;
+        KeySpace[] local = new KeySpace[1];
+        return new GuardedKeySpace(raw, policy, health, () -> {
+          synchronized (local) {
+            if (local[0] == null) {
+              local[0] = localStore().bind(raw.name(), raw.limit());
+            }
+            return local[0];
+          }
+        });
+      }
+    };
+  }
+
+  private InMemoryStore localStore() {
+    InMemoryStore local = localStore;
+    if (local == null) {
+      synchronized (this) {
+        if (localStore == null) {
+          localStore = new InMemoryStore(Clock.system());
+        }
+        local = localStore;
+      }
+    }
+    return local;
   }
 
   private static String key(String key) {
@@ -257,6 +357,19 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   private record Plan(List<LimitCall> calls, List<BoundLimit> bounds, List<Integer> sizes, List<Charge> charges) {
+    /** The charges on each limit's guarded space: decided by its failure policy while the store is down. */
+    List<Charge> guarded() {
+      List<Charge> guarded = new ArrayList<>(charges.size());
+      int at = 0;
+      for (int i = 0; i < bounds.size(); i++) {
+        for (int j = 0; j < sizes.get(i); j++, at++) {
+          Charge charge = charges.get(at);
+          guarded.add(new Charge(bounds.get(i).space, charge.key(), charge.count()));
+        }
+      }
+      return guarded;
+    }
+
     Decisions decisions(List<Decision> perCharge) {
       List<Decision> perCall = new ArrayList<>(calls.size());
       int at = 0;
@@ -273,6 +386,8 @@ public final class RateLimiter implements AutoCloseable {
     private final Map<String, Limit> limits = new LinkedHashMap<>();
     private Clock clock = Clock.system();
     private RateLimitStore store;
+    private FailurePolicy storeFailure = FailurePolicy.LOCAL;
+    private Duration storeRetry = Duration.ofSeconds(1);
 
     private Builder() {}
 
@@ -312,6 +427,24 @@ public final class RateLimiter implements AutoCloseable {
     /** Where state lives. Default: an {@link InMemoryStore} on this builder's clock. */
     public Builder store(RateLimitStore store) {
       this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /**
+     * What limits without a {@code failure=} parameter do while a remote store is unavailable.
+     * Default: {@link FailurePolicy#LOCAL}, deciding on an in-memory store until it answers.
+     */
+    public Builder storeFailure(FailurePolicy policy) {
+      this.storeFailure = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /** How often a store that failed is tried again (one request at a time). Default: 1 s. */
+    public Builder storeRetry(Duration interval) {
+      if (interval == null || interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("storeRetry must be positive but was " + interval);
+      }
+      this.storeRetry = interval;
       return this;
     }
 

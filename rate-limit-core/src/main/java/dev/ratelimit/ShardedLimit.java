@@ -1,7 +1,7 @@
 package dev.ratelimit;
 
 import dev.ratelimit.store.Operation;
-import dev.ratelimit.store.RateLimitStore;
+import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.RateLimitStore.Charge;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,12 +19,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * the two shards looked at are emptier than the rest. Remaining units are estimated from those two.
  */
 final class ShardedLimit extends BoundLimit {
-  private final RateLimitStore store;
+  private final Binding binding;
   private final int shards;
 
-  ShardedLimit(RateLimitStore store, String name, Limit limit) {
-    super(name, limit, store.bind(name, perShard(limit)));
-    this.store = store;
+  ShardedLimit(Binding binding, String name, Limit limit) {
+    super(binding, name, perShard(limit), limit);
+    this.binding = binding;
     this.shards = limit.shards();
   }
 
@@ -95,19 +95,20 @@ final class ShardedLimit extends BoundLimit {
       case CHECK -> pair.total() >= count
           ? CompletableFuture.completedFuture(admitted(pair, pair.total()))
           : denied(pair, count);
-      case LIMIT -> store.limitAllAsync(split(pair, count)).thenCompose(decisions -> allAllowed(decisions)
+      case LIMIT -> binding.limitAllAsync(split(pair, count, raw), split(pair, count, space))
+          .thenCompose(decisions -> allAllowed(decisions)
           ? CompletableFuture.completedFuture(admitted(pair, pair.total() - count))
           : denied(pair, count));
     });
   }
 
   /** The fuller shard alone if it suffices, else all of it and the rest from the other. */
-  private List<Charge> split(Pair pair, double count) {
+  private static List<Charge> split(Pair pair, double count, KeySpace on) {
     double fromFuller = Math.min(count, Math.max(0, pair.fullerLevel().remaining()));
     List<Charge> charges = new ArrayList<>(2);
-    charges.add(new Charge(space, pair.fuller(), fromFuller));
+    charges.add(new Charge(on, pair.fuller(), fromFuller));
     if (count > fromFuller) {
-      charges.add(new Charge(space, pair.other(), count - fromFuller));
+      charges.add(new Charge(on, pair.other(), count - fromFuller));
     }
     return charges;
   }
@@ -179,7 +180,7 @@ final class ShardedLimit extends BoundLimit {
   @Override
   List<Charge> charges(String key, double count) {
     check(Operation.LIMIT, count);
-    return split(join(probe(key)), count);
+    return split(join(probe(key)), count, raw);
   }
 
   @Override

@@ -34,6 +34,16 @@ public interface RateLimitStore extends AutoCloseable {
    * @return one decision per charge, in order; when denied, the others are checks
    */
   default List<Decision> limitAll(List<Charge> charges) {
+    return limitInOrder(charges);
+  }
+
+  /**
+   * All or nothing, one charge at a time: applies them in order and, at the first denial, gives
+   * back what it took, whatever stores the charges' spaces live in.
+   *
+   * @return one decision per charge, in order; when denied, the others are checks
+   */
+  static List<Decision> limitInOrder(List<Charge> charges) {
     List<Decision> decisions = new ArrayList<>(charges.size());
     for (int i = 0; i < charges.size(); i++) {
       Charge charge = charges.get(i);
