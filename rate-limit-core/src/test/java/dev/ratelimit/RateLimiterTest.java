@@ -4,16 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.ratelimit.contract.Concurrently;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -205,28 +199,14 @@ class RateLimiterTest {
   void shards_neverAdmitMoreThanTheUnshardedLimit(String kind) throws Exception {
     RateLimiter limiter = limiter("hot", kind + " rate=100 period=365d shards=8");
     AtomicInteger admitted = new AtomicInteger();
-    ExecutorService pool = Executors.newFixedThreadPool(4);
-    try {
-      CountDownLatch start = new CountDownLatch(1);
-      List<Future<?>> done = new ArrayList<>();
-      for (int t = 0; t < 4; t++) {
-        done.add(pool.submit(() -> {
-          start.await();
-          for (int i = 0; i < 20_000; i++) {
-            if (limiter.limit("hot", "k", 1).allowed()) {
-              admitted.incrementAndGet();
-            }
-          }
-          return null;
-        }));
+    Concurrently.run(4, () -> {
+      for (int i = 0; i < 20_000; i++) {
+        if (limiter.limit("hot", "k", 1).allowed()) {
+          admitted.incrementAndGet();
+        }
       }
-      start.countDown();
-      for (Future<?> future : done) {
-        future.get(1, TimeUnit.MINUTES);
-      }
-    } finally {
-      pool.shutdownNow();
-    }
+      return null;
+    });
     assertThat(admitted.get()).isLessThanOrEqualTo(100).isGreaterThan(50);
   }
 

@@ -27,6 +27,15 @@ public interface Contender {
   /** The state of every key, to measure its heap. */
   Object state();
 
+  /**
+   * The state of one key in a map: a lock-free get, and computeIfAbsent (which locks a bin) only
+   * on a miss, as a web app looks its limiter up.
+   */
+  static <V> V perKey(Map<String, V> map, String key, java.util.function.Function<String, V> create) {
+    V value = map.get(key);
+    return value != null ? value : map.computeIfAbsent(key, create);
+  }
+
   /** A hot key that admits every request: 10⁹ per second. */
   static final Config ADMITS = new Config(1_000_000_000L, Duration.ofSeconds(1));
   /** A hot key that mostly denies: after the first burst of 10, nearly every call is a denial. */
@@ -88,11 +97,8 @@ public interface Contender {
 
     @Override
     public Object acquire(String key) {
-      Bucket bucket = buckets.get(key);
-      if (bucket == null) {
-        bucket = buckets.computeIfAbsent(key, k -> Bucket.builder()
-            .addLimit(limit -> limit.capacity(config.rate()).refillGreedy(config.rate(), config.period())).build());
-      }
+      Bucket bucket = perKey(buckets, key, k -> Bucket.builder()
+          .addLimit(limit -> limit.capacity(config.rate()).refillGreedy(config.rate(), config.period())).build());
       return bucket.tryConsumeAndReturnRemaining(1);
     }
 
@@ -119,10 +125,7 @@ public interface Contender {
 
     @Override
     public Object acquire(String key) {
-      AtomicRateLimiter limiter = limiters.get(key);
-      if (limiter == null) {
-        limiter = limiters.computeIfAbsent(key, k -> new AtomicRateLimiter(k, config));
-      }
+      AtomicRateLimiter limiter = perKey(limiters, key, k -> new AtomicRateLimiter(k, config));
       return limiter.acquirePermission() ? Boolean.TRUE : Boolean.FALSE;
     }
 
@@ -152,10 +155,7 @@ public interface Contender {
 
     @Override
     public Object acquire(String key) {
-      RateLimiter limiter = limiters.get(key);
-      if (limiter == null) {
-        limiter = limiters.computeIfAbsent(key, k -> RateLimiter.create(rate));
-      }
+      RateLimiter limiter = perKey(limiters, key, k -> RateLimiter.create(rate));
       return limiter.tryAcquire() ? Boolean.TRUE : Boolean.FALSE;
     }
 
@@ -176,11 +176,7 @@ public interface Contender {
 
     @Override
     public Object acquire(String key) {
-      long[] entry = entries.get(key);
-      if (entry == null) {
-        entry = entries.computeIfAbsent(key, k -> new long[1]);
-      }
-      return entry;
+      return perKey(entries, key, k -> new long[1]);
     }
 
     @Override
@@ -206,10 +202,7 @@ public interface Contender {
     @Override
     public Object acquire(String key) {
       long now = System.nanoTime();
-      AtomicLong entry = entries.get(key);
-      if (entry == null) {
-        entry = entries.computeIfAbsent(key, k -> new AtomicLong());
-      }
+      AtomicLong entry = perKey(entries, key, k -> new AtomicLong());
       long seen = entry.get();
       return entry.compareAndSet(seen, now) ? Boolean.TRUE : Boolean.FALSE;
     }

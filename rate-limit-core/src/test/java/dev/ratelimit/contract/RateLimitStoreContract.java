@@ -11,14 +11,8 @@ import dev.ratelimit.ManualClock;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.store.RateLimitStore;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
@@ -255,22 +249,6 @@ public abstract class RateLimitStoreContract {
 
   /** Runs the task on {@link #threads()} threads released together; rethrows the first failure. */
   protected void runConcurrently(Callable<Void> task) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(threads());
-    try {
-      CountDownLatch start = new CountDownLatch(1);
-      List<Future<Void>> done = new ArrayList<>();
-      for (int t = 0; t < threads(); t++) {
-        done.add(pool.submit(() -> {
-          start.await();
-          return task.call();
-        }));
-      }
-      start.countDown();
-      for (Future<Void> future : done) {
-        future.get(5, TimeUnit.MINUTES);
-      }
-    } finally {
-      pool.shutdownNow();
-    }
+    Concurrently.run(threads(), task);
   }
 }

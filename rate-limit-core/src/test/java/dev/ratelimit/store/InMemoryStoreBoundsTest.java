@@ -5,14 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.contract.Concurrently;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Callable;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -110,43 +107,32 @@ class InMemoryStoreBoundsTest {
     int keys = 64;
     Map<String, AtomicInteger> admittedPerPeriod = new ConcurrentHashMap<>();
     AtomicBoolean running = new AtomicBoolean(true);
-    ExecutorService pool = Executors.newFixedThreadPool(4);
-    try {
-      CountDownLatch start = new CountDownLatch(1);
-      List<Future<?>> done = new ArrayList<>();
-      done.add(pool.submit(() -> {
-        start.await();
-        for (int i = 0; i < 400_000; i++) {
-          limiter.limit("flood", "f" + i, 1);
-          if (i % 2000 == 0) {
-            clock.advanceMillis(1000); // a new period: every key is fresh again
+    List<Callable<Void>> tasks = new ArrayList<>();
+    tasks.add(() -> {
+      for (int i = 0; i < 400_000; i++) {
+        limiter.limit("flood", "f" + i, 1);
+        if (i % 2000 == 0) {
+          clock.advanceMillis(1000); // a new period: every key is fresh again
+        }
+      }
+      running.set(false);
+      return null;
+    });
+    for (int t = 0; t < 3; t++) {
+      int seed = t;
+      tasks.add(() -> {
+        for (int i = 0; running.get(); i++) {
+          String key = "k" + (i * 7 + seed) % keys;
+          long period = clock.millis();
+          boolean allowed = limiter.limit("hot", key, 1).allowed();
+          if (allowed && clock.millis() == period) {
+            admittedPerPeriod.computeIfAbsent(period + "/" + key, p -> new AtomicInteger()).incrementAndGet();
           }
         }
-        running.set(false);
         return null;
-      }));
-      for (int t = 0; t < 3; t++) {
-        int seed = t;
-        done.add(pool.submit(() -> {
-          start.await();
-          for (int i = 0; running.get(); i++) {
-            String key = "k" + (i * 7 + seed) % keys;
-            long period = clock.millis();
-            boolean allowed = limiter.limit("hot", key, 1).allowed();
-            if (allowed && clock.millis() == period) {
-              admittedPerPeriod.computeIfAbsent(period + "/" + key, p -> new AtomicInteger()).incrementAndGet();
-            }
-          }
-          return null;
-        }));
-      }
-      start.countDown();
-      for (Future<?> future : done) {
-        future.get(2, TimeUnit.MINUTES);
-      }
-    } finally {
-      pool.shutdownNow();
+      });
     }
+    Concurrently.runAll(tasks);
     assertThat(admittedPerPeriod).hasSizeGreaterThan(keys * 10);
     admittedPerPeriod.forEach((periodAndKey, admitted) ->
         assertThat(admitted.get()).as(periodAndKey).isLessThanOrEqualTo(3));
