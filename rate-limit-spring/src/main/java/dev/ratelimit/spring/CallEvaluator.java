@@ -1,0 +1,95 @@
+package dev.ratelimit.spring;
+
+import dev.ratelimit.LimitCall;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Turns one invocation into the limit calls its annotations ask for: evaluates each key and count
+ * on the method's arguments ({@code #name}, {@code #p0}, {@code #a0}), {@code #request} and beans.
+ * The default key and count cost no evaluation.
+ */
+final class CallEvaluator {
+  private static final boolean WEB = ClassUtils.isPresent(
+      "org.springframework.web.context.request.RequestContextHolder", CallEvaluator.class.getClassLoader());
+
+  private final ParameterNameDiscoverer names = new DefaultParameterNameDiscoverer();
+  private final BeanFactoryResolver beans;
+
+  CallEvaluator(BeanFactory beanFactory) {
+    this.beans = beanFactory == null ? null : new BeanFactoryResolver(beanFactory);
+  }
+
+  List<LimitCall> calls(LimitedMethod limited, Object target, Object[] args) {
+    List<LimitCall> calls = new ArrayList<>(limited.charges().size());
+    MethodBasedEvaluationContext context = null;
+    for (LimitedMethod.Charge charge : limited.charges()) {
+      String key = "";
+      double count = 1;
+      if (charge.key() != null || !charge.countText().equals("1")) {
+        context = context != null ? context : context(limited.method(), target, args, charge.usesRequest());
+      }
+      if (charge.key() != null) {
+        Object value = evaluate(charge.key(), context, charge, "key", charge.keyText(), limited);
+        key = value == null ? "" : value.toString();
+      }
+      if (!charge.countText().equals("1")) {
+        count = count(evaluate(charge.count(), context, charge, "count", charge.countText(), limited), charge, limited);
+      }
+      calls.add(new LimitCall(charge.limit(), key, count));
+    }
+    return calls;
+  }
+
+  private MethodBasedEvaluationContext context(Method method, Object target, Object[] args, boolean request) {
+    MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, args, names);
+    if (beans != null) {
+      context.setBeanResolver(beans);
+    }
+    if (request && WEB) {
+      context.setVariable("request", CurrentRequest.get());
+    }
+    return context;
+  }
+
+  private static Object evaluate(Expression expression, MethodBasedEvaluationContext context, LimitedMethod.Charge charge,
+      String attribute, String text, LimitedMethod limited) {
+    try {
+      return expression.getValue(context);
+    } catch (EvaluationException e) {
+      throw new IllegalArgumentException("@RateLimited(name = \"" + charge.limit() + "\", " + attribute + " = \""
+          + text + "\") on " + limited.describe() + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  private static double count(Object value, LimitedMethod.Charge charge, LimitedMethod limited) {
+    double count = value instanceof Number number ? number.doubleValue() : Double.NaN;
+    if (!(count >= 0) || Double.isInfinite(count)) {
+      throw new IllegalArgumentException("@RateLimited(name = \"" + charge.limit() + "\", count = \""
+          + charge.countText() + "\") on " + limited.describe() + " must give a finite number, 0 or more, but gave "
+          + value);
+    }
+    return count;
+  }
+
+  /** The current HTTP request, kept apart so that this class loads without spring-web. */
+  static final class CurrentRequest {
+    private CurrentRequest() {}
+
+    static Object get() {
+      org.springframework.web.context.request.RequestAttributes attributes =
+          org.springframework.web.context.request.RequestContextHolder.getRequestAttributes();
+      return attributes instanceof org.springframework.web.context.request.ServletRequestAttributes servlet
+          ? servlet.getRequest() : null;
+    }
+  }
+}

@@ -1,0 +1,39 @@
+package dev.ratelimit.spring;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+import org.springframework.expression.Expression;
+
+/**
+ * What the annotations on one method ask for, resolved and checked once: the limits with their
+ * parsed key and count expressions, how long to wait, the fallback, and how the method returns.
+ *
+ * @param maxWait how long to wait for a turn, or {@code null} to fail at once
+ * @param fallback the method to call on denial, or {@code null}
+ */
+record LimitedMethod(Method method, List<Charge> charges, Duration maxWait, Fallback fallback, Returns returns) {
+
+  /** One limit charged by a call: constant key and count where the expressions are literals. */
+  record Charge(String limit, Expression key, Expression count, String keyText, String countText,
+      boolean usesRequest) {}
+
+  /** The fallback method, and whether it takes the exception as its last parameter. */
+  record Fallback(Method method, boolean takesException) {}
+
+  /** How the method returns, which decides when it is limited. */
+  enum Returns {
+    /** Limited when called. */
+    VALUE,
+    /** Limited when started: the decision comes first, then the method runs. */
+    COMPLETION_STAGE,
+    /** Limited when subscribed (Reactor). */
+    MONO,
+    FLUX
+  }
+
+  /** {@code Class.method(..)} for messages. */
+  String describe() {
+    return method.getDeclaringClass().getSimpleName() + "." + method.getName() + "(..)";
+  }
+}

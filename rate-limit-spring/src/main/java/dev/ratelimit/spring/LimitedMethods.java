@@ -1,0 +1,184 @@
+package dev.ratelimit.spring;
+
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.spec.LimitSpecParser;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelCompilerMode;
+import org.springframework.expression.spel.SpelParserConfiguration;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Reads {@link RateLimited} annotations into {@link LimitedMethod}s, once per method and target
+ * class, checking them against the configured limits: every error names the method and the bad
+ * value. Used at startup for every bean, so that a bad annotation stops the application.
+ */
+final class LimitedMethods {
+  private static final SpelExpressionParser PARSER =
+      new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED, LimitedMethods.class.getClassLoader()));
+  private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono", LimitedMethods.class.getClassLoader());
+
+  private final RateLimiter limiter;
+  private final Map<Key, LimitedMethod> cache = new ConcurrentHashMap<>();
+
+  private record Key(Method method, Class<?> target) {}
+
+  /** No annotations on the method or its class. */
+  private static final LimitedMethod NONE = new LimitedMethod(null, List.of(), null, null, LimitedMethod.Returns.VALUE);
+
+  LimitedMethods(RateLimiter limiter) {
+    this.limiter = limiter;
+  }
+
+  /**
+   * The limits on a method called on an instance of {@code target}, or {@code null} when it has
+   * none.
+   *
+   * @throws RateLimitConfigurationException for a bad annotation
+   */
+  LimitedMethod find(Method method, Class<?> target) {
+    LimitedMethod found = cache.computeIfAbsent(new Key(method, target), key -> read(key.method(), key.target()));
+    return found == NONE ? null : found;
+  }
+
+  /** Checks every annotated method of a class (at startup). */
+  void checkAll(Class<?> target) {
+    for (Method method : target.getMethods()) {
+      find(method, target);
+    }
+    for (Method method : target.getDeclaredMethods()) {
+      if (!AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class).isEmpty()) {
+        find(method, target);
+      }
+    }
+  }
+
+  private LimitedMethod read(Method method, Class<?> target) {
+    Method specific = ClassUtils.getMostSpecificMethod(method, target);
+    Set<RateLimited> annotations = new LinkedHashSet<>();
+    if (Modifier.isPublic(specific.getModifiers()) && specific.getDeclaringClass() != Object.class) {
+      annotations.addAll(AnnotatedElementUtils.findMergedRepeatableAnnotations(target, RateLimited.class));
+    }
+    annotations.addAll(AnnotatedElementUtils.findMergedRepeatableAnnotations(specific, RateLimited.class));
+    if (annotations.isEmpty()) {
+      return NONE;
+    }
+    String where = specific.getDeclaringClass().getName() + "." + specific.getName();
+    List<LimitedMethod.Charge> charges = new ArrayList<>();
+    Duration maxWait = null;
+    String fallbackName = "";
+    for (RateLimited annotation : annotations) {
+      if (!limiter.limits().containsKey(annotation.name())) {
+        throw new RateLimitConfigurationException("@RateLimited(name = \"" + annotation.name() + "\") on " + where
+            + " names no configured limit; configured limits: " + String.join(", ", limiter.limits().keySet())
+            + " (define it as ratelimit.limits." + annotation.name() + "=<spec>)");
+      }
+      charges.add(new LimitedMethod.Charge(annotation.name(), parse(annotation.key(), "key", annotation, where),
+          parse(annotation.count(), "count", annotation, where), annotation.key(), annotation.count(),
+          annotation.key().contains("#request") || annotation.count().contains("#request")));
+      if (!annotation.maxWait().isEmpty()) {
+        maxWait = longest(maxWait, maxWait(annotation, where));
+      }
+      if (!annotation.fallback().isEmpty()) {
+        if (!fallbackName.isEmpty() && !fallbackName.equals(annotation.fallback())) {
+          throw new RateLimitConfigurationException("@RateLimited on " + where + " names two fallbacks, '"
+              + fallbackName + "' and '" + annotation.fallback() + "'; choose one");
+        }
+        fallbackName = annotation.fallback();
+      }
+    }
+    LimitedMethod.Fallback fallback = fallbackName.isEmpty() ? null : fallback(specific, target, fallbackName, where);
+    return new LimitedMethod(specific, List.copyOf(charges), maxWait, fallback, returns(specific));
+  }
+
+  private static Expression parse(String text, String attribute, RateLimited annotation, String where) {
+    if (attribute.equals("key") && text.isEmpty()) {
+      return null; // the global key
+    }
+    try {
+      return PARSER.parseExpression(text);
+    } catch (ParseException e) {
+      throw new RateLimitConfigurationException("@RateLimited(name = \"" + annotation.name() + "\", " + attribute
+          + " = \"" + text + "\") on " + where + " is not a valid SpEL expression: " + e.getSimpleMessage());
+    }
+  }
+
+  private static Duration maxWait(RateLimited annotation, String where) {
+    try {
+      return LimitSpecParser.parseDuration(annotation.maxWait());
+    } catch (IllegalArgumentException e) {
+      throw new RateLimitConfigurationException("@RateLimited(name = \"" + annotation.name() + "\", maxWait = \""
+          + annotation.maxWait() + "\") on " + where + ": " + e.getMessage());
+    }
+  }
+
+  private static Duration longest(Duration a, Duration b) {
+    return a == null || b.compareTo(a) > 0 ? b : a;
+  }
+
+  /** The fallback: same parameters, optionally plus the exception; a return type the caller can take. */
+  private static LimitedMethod.Fallback fallback(Method method, Class<?> target, String name, String where) {
+    Class<?>[] parameters = method.getParameterTypes();
+    Class<?>[] withException = Arrays.copyOf(parameters, parameters.length + 1);
+    withException[parameters.length] = RateLimitExceededException.class;
+    for (Class<?>[] candidate : List.of(withException, parameters)) {
+      Method found = ClassUtils.getMethodIfAvailable(target, name, candidate);
+      if (found == null) {
+        found = findDeclared(target, name, candidate);
+      }
+      if (found != null) {
+        if (!ClassUtils.isAssignable(method.getReturnType(), found.getReturnType())) {
+          throw new RateLimitConfigurationException("fallback '" + name + "' for " + where + " returns "
+              + found.getReturnType().getName() + ", which is not a " + method.getReturnType().getName());
+        }
+        found.setAccessible(true);
+        return new LimitedMethod.Fallback(found, candidate.length > parameters.length);
+      }
+    }
+    throw new RateLimitConfigurationException("fallback '" + name + "' for " + where + " not found: declare "
+        + name + "(" + names(parameters) + ") or " + name + "(" + names(withException) + ") in " + target.getName());
+  }
+
+  private static Method findDeclared(Class<?> type, String name, Class<?>[] parameters) {
+    for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+      try {
+        return c.getDeclaredMethod(name, parameters);
+      } catch (NoSuchMethodException e) {
+        // look in the superclass
+      }
+    }
+    return null;
+  }
+
+  private static String names(Class<?>[] types) {
+    return String.join(", ", Arrays.stream(types).map(Class::getSimpleName).toList());
+  }
+
+  private static LimitedMethod.Returns returns(Method method) {
+    Class<?> type = method.getReturnType();
+    if (CompletionStage.class.isAssignableFrom(type) && type.isAssignableFrom(java.util.concurrent.CompletableFuture.class)) {
+      return LimitedMethod.Returns.COMPLETION_STAGE;
+    }
+    if (REACTOR && type.getName().equals("reactor.core.publisher.Mono")) {
+      return LimitedMethod.Returns.MONO;
+    }
+    if (REACTOR && type.getName().equals("reactor.core.publisher.Flux")) {
+      return LimitedMethod.Returns.FLUX;
+    }
+    return LimitedMethod.Returns.VALUE;
+  }
+}

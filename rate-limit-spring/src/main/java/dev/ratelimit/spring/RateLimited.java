@@ -1,0 +1,64 @@
+package dev.ratelimit.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Limits calls to a method (or to every public method of a class) on a configured limit.
+ *
+ * <pre>{@code
+ * @RateLimited(name = "send-message", key = "#user.id")
+ * public Message send(User user, String text) { ... }
+ *
+ * @RateLimited(name = "llm-tokens", key = "#user.id", count = "#prompt.length() / 4")
+ * public Completion complete(User user, String prompt) { ... }
+ * }</pre>
+ *
+ * <p>{@code key} and {@code count} are SpEL over the method's parameters (by name, {@code #p0},
+ * {@code #a0}), {@code #request} when there is a current HTTP request, and beans ({@code @name}).
+ * Expressions are parsed once. Several annotations on one call (repeated, or on the class and the
+ * method) are applied all or nothing. A denial throws
+ * {@link dev.ratelimit.RateLimitExceededException}, unless the annotation says
+ * otherwise ({@link #maxWait}, {@link #fallback}). Methods returning {@code CompletionStage}, {@code Mono} or {@code Flux} are limited
+ * when started or subscribed, not when assembled.
+ */
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.METHOD, ElementType.TYPE})
+@Repeatable(RateLimited.List.class)
+public @interface RateLimited {
+
+  /** A configured limit's name ({@code ratelimit.limits.<name>}); an unknown name fails at startup. */
+  String name();
+
+  /** SpEL for the key; {@code ""} (the default) or a null result is the limit's one global bucket. */
+  String key() default "";
+
+  /** SpEL for the units this call costs: a finite number, 0 or more. Default: 1. */
+  String count() default "1";
+
+  /**
+   * Wait up to this long for a turn instead of failing at once ({@code "2s"}, {@code "500ms"},
+   * {@code "PT1S"}); empty (the default) fails at once. (Named {@code maxWait}, not {@code wait}:
+   * an annotation may not declare {@code wait()}, which every object has.)
+   */
+  String maxWait() default "";
+
+  /**
+   * On denial, call this method of the same bean instead: same parameters, optionally followed by
+   * the {@link dev.ratelimit.RateLimitExceededException}, and a compatible return type.
+   */
+  String fallback() default "";
+
+  /** Holds repeated {@link RateLimited} annotations. */
+  @Documented
+  @Retention(RetentionPolicy.RUNTIME)
+  @Target({ElementType.METHOD, ElementType.TYPE})
+  @interface List {
+    RateLimited[] value();
+  }
+}

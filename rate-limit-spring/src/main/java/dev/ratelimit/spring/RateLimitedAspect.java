@@ -1,0 +1,144 @@
+package dev.ratelimit.spring;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Decisions;
+import dev.ratelimit.LimitCall;
+import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.RateLimiter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.aspectj.lang.ProceedingJoinPoint;
+import org.aspectj.lang.annotation.Around;
+import org.aspectj.lang.annotation.Aspect;
+import org.aspectj.lang.reflect.MethodSignature;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+
+/**
+ * Enforces {@link RateLimited}: resolves the call's limits, keys and counts, and applies them all
+ * or nothing before the method runs. A denial throws {@link RateLimitExceededException} (naming
+ * the denying limit with the longest wait), waits for a turn, or calls the fallback.
+ */
+@Aspect
+public class RateLimitedAspect {
+  private final RateLimiter limiter;
+  private final LimitedMethods methods;
+  private final CallEvaluator evaluator;
+  private final ResponseHeaders headers;
+
+  public RateLimitedAspect(RateLimiter limiter, BeanFactory beanFactory) {
+    this(limiter, new LimitedMethods(limiter), beanFactory, ResponseHeaders.NONE);
+  }
+
+  RateLimitedAspect(RateLimiter limiter, LimitedMethods methods, BeanFactory beanFactory, ResponseHeaders headers) {
+    this.limiter = limiter;
+    this.methods = methods;
+    this.evaluator = new CallEvaluator(beanFactory);
+    this.headers = headers;
+  }
+
+  @Around("execution(* *(..)) && (@annotation(dev.ratelimit.spring.RateLimited)"
+      + " || @annotation(dev.ratelimit.spring.RateLimited.List) || @within(dev.ratelimit.spring.RateLimited)"
+      + " || @within(dev.ratelimit.spring.RateLimited.List))")
+  public Object limit(ProceedingJoinPoint call) throws Throwable {
+    Method method = ((MethodSignature) call.getSignature()).getMethod();
+    LimitedMethod limited = methods.find(method, AopUtils.getTargetClass(call.getTarget()));
+    if (limited == null) {
+      return call.proceed();
+    }
+    List<LimitCall> calls = evaluator.calls(limited, call.getTarget(), call.getArgs());
+    return switch (limited.returns()) {
+      case VALUE -> limitNow(call, limited, calls);
+      case COMPLETION_STAGE -> limitWhenStarted(call, limited, calls);
+      case MONO, FLUX -> ReactorLimiting.whenSubscribed(call, limited, calls, this);
+    };
+  }
+
+  private Object limitNow(ProceedingJoinPoint call, LimitedMethod limited, List<LimitCall> calls) throws Throwable {
+    Decisions decisions = decide(limited, calls);
+    headers.write(calls, decisions);
+    return decisions.allowed() ? call.proceed() : denied(call, limited, calls, decisions);
+  }
+
+  private Object limitWhenStarted(ProceedingJoinPoint call, LimitedMethod limited, List<LimitCall> calls) {
+    return decideAsync(limited, calls).thenCompose(decisions -> {
+      try {
+        Object result = decisions.allowed() ? call.proceed() : denied(call, limited, calls, decisions);
+        return result == null ? CompletableFuture.completedFuture(null) : (CompletionStage<?>) result;
+      } catch (Throwable failure) {
+        return CompletableFuture.failedFuture(failure);
+      }
+    });
+  }
+
+  /** The decisions, waiting for a turn when the annotation says so. */
+  Decisions decide(LimitedMethod limited, List<LimitCall> calls) throws InterruptedException {
+    if (limited.maxWait() == null) {
+      return calls.size() == 1 ? single(calls.get(0), limiter.limit(calls.get(0).limit(), calls.get(0).key(),
+          calls.get(0).count())) : limiter.limitAll(calls);
+    }
+    if (calls.size() == 1) {
+      LimitCall only = calls.get(0);
+      return single(only, limiter.acquire(only.limit(), only.key(), only.count(), limited.maxWait()));
+    }
+    // several limits: all or nothing, retried when they say until the wait is spent
+    long deadline = limiter.clock().millis() + limited.maxWait().toMillis();
+    for (;;) {
+      Decisions decisions = limiter.limitAll(calls);
+      long left = deadline - limiter.clock().millis();
+      if (decisions.allowed() || decisions.retryAfterMillis() > left) {
+        return decisions;
+      }
+      limiter.clock().sleep(Math.max(1, decisions.retryAfterMillis()));
+    }
+  }
+
+  CompletionStage<Decisions> decideAsync(LimitedMethod limited, List<LimitCall> calls) {
+    if (limited.maxWait() != null && calls.size() == 1) {
+      LimitCall only = calls.get(0);
+      return limiter.acquireAsync(only.limit(), only.key(), only.count(), limited.maxWait())
+          .thenApply(decision -> single(only, decision));
+    }
+    if (limited.maxWait() != null) {
+      return retryUntil(calls, limiter.clock().millis() + limited.maxWait().toMillis());
+    }
+    return limiter.limitAllAsync(calls);
+  }
+
+  private CompletionStage<Decisions> retryUntil(List<LimitCall> calls, long deadline) {
+    return limiter.limitAllAsync(calls).thenCompose(decisions ->
+        decisions.allowed() || decisions.retryAfterMillis() > deadline - limiter.clock().millis()
+            ? CompletableFuture.completedFuture(decisions)
+            : limiter.clock().after(Math.max(1, decisions.retryAfterMillis()))
+                .thenCompose(waited -> retryUntil(calls, deadline)));
+  }
+
+  private static Decisions single(LimitCall call, Decision decision) {
+    return new Decisions(List.of(call), List.of(decision));
+  }
+
+  /** The fallback's result, or the exception naming the denying limit. */
+  Object denied(ProceedingJoinPoint call, LimitedMethod limited, List<LimitCall> calls, Decisions decisions)
+      throws Throwable {
+    int denying = decisions.mostRestrictive();
+    RateLimitExceededException exception =
+        new RateLimitExceededException(calls.get(denying).limit(), decisions.decisions().get(denying));
+    if (limited.fallback() == null) {
+      throw exception;
+    }
+    Object[] args = call.getArgs();
+    if (limited.fallback().takesException()) {
+      args = Arrays.copyOf(args, args.length + 1);
+      args[args.length - 1] = exception;
+    }
+    try {
+      return limited.fallback().method().invoke(call.getTarget(), args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
+  }
+}
