@@ -1,0 +1,152 @@
+package dev.ratelimit.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.spring.RateLimited;
+import dev.ratelimit.store.InMemoryStore;
+import dev.ratelimit.store.RateLimitStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+class RateLimitAutoConfigurationTest {
+  private final ApplicationContextRunner runner = new ApplicationContextRunner()
+      .withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+      .withPropertyValues("ratelimit.limits.api=token-bucket rate=2 period=1m",
+          "ratelimit.limits.send-message=10/1m capacity=3");
+
+  public static class Greeter {
+    @RateLimited(name = "api", key = "#name")
+    public String greet(String name) {
+      return "hello " + name;
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class App {
+    @Bean
+    ManualClock clock() {
+      return new ManualClock(1_767_225_600_000L);
+    }
+
+    @Bean
+    Greeter greeter() {
+      return new Greeter();
+    }
+  }
+
+  @Test
+  void limits_comeFromPropertiesOnTheInMemoryStore_andTheAnnotationWorks() {
+    runner.withUserConfiguration(App.class).run(context -> {
+      RateLimiter limiter = context.getBean(RateLimiter.class);
+      assertThat(limiter.limits()).containsOnlyKeys("api", "send-message");
+      assertThat(limiter.limits().get("send-message")).hasToString("token-bucket rate=10 period=1m capacity=3");
+      assertThat(context.getBean(CountingStore.class).inner()).isInstanceOf(InMemoryStore.class);
+      Greeter greeter = context.getBean(Greeter.class);
+      greeter.greet("ann");
+      greeter.greet("ann");
+      assertThatThrownBy(() -> greeter.greet("ann")).isInstanceOf(RateLimitExceededException.class);
+      assertThat(limiter.clock()).as("the application's clock").isInstanceOf(ManualClock.class);
+    });
+  }
+
+  @Test
+  void everyBean_backsOffWhenTheApplicationDefinesItsOwn() {
+    RateLimiter own = RateLimiter.builder().limit("api", "5/1s").build();
+    runner.withBean(RateLimiter.class, () -> own).run(context ->
+        assertThat(context.getBean(RateLimiter.class)).isSameAs(own));
+    InMemoryStore store = new InMemoryStore(new ManualClock(), 10);
+    runner.withBean(RateLimitStore.class, () -> store).run(context ->
+        assertThat(context.getBean(CountingStore.class).inner()).isSameAs(store));
+  }
+
+  @Test
+  void badSpec_failsStartupWithAMessageNamingThePropertyAndTheToken() {
+    runner.withPropertyValues("ratelimit.limits.login=token-bucket rate=5 period=15x").run(context -> {
+      assertThat(context).hasFailed();
+      Throwable failure = context.getStartupFailure();
+      FailureAnalysis analysis = new RateLimitFailureAnalyzer().analyze(failure);
+      assertThat(analysis).isNotNull();
+      assertThat(analysis.getDescription()).contains("bad value '15x' for period")
+          .contains("\"token-bucket rate=5 period=15x\"");
+      assertThat(analysis.getAction()).contains("ratelimit.limits");
+    });
+  }
+
+  @Test
+  void limitNameThatIsNotKebabCase_failsStartup() {
+    runner.withPropertyValues("ratelimit.limits[send_message]=10/1m").run(context -> {
+      assertThat(context).hasFailed();
+      FailureAnalysis analysis = new RateLimitFailureAnalyzer().analyze(context.getStartupFailure());
+      assertThat(analysis.getDescription()).contains("ratelimit.limits.send_message=10/1m")
+          .contains("invalid limit name 'send_message'");
+    });
+  }
+
+  @Test
+  void annotationNamingAnUnknownLimit_failsStartupThroughTheAnalyzer() {
+    runner.withPropertyValues("ratelimit.limits.api=").withUserConfiguration(App.class)
+        .withPropertyValues("ratelimit.limits.api=10/1m").run(context -> assertThat(context).hasNotFailed());
+    ApplicationContextRunner withoutApi = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+        .withPropertyValues("ratelimit.limits.other=10/1m").withUserConfiguration(App.class);
+    withoutApi.run(context -> {
+      assertThat(context).hasFailed();
+      FailureAnalysis analysis = new RateLimitFailureAnalyzer().analyze(context.getStartupFailure());
+      assertThat(analysis.getDescription()).contains("@RateLimited(name = \"api\")").contains("configured limits: other");
+    });
+  }
+
+  @Test
+  void micrometer_countsDecisionsByLimitAndOutcome() {
+    runner.withUserConfiguration(App.class).withBean(SimpleMeterRegistry.class).run(context -> {
+      Greeter greeter = context.getBean(Greeter.class);
+      greeter.greet("ann");
+      greeter.greet("ann");
+      try {
+        greeter.greet("ann");
+      } catch (RateLimitExceededException expected) {
+        // counted as denied
+      }
+      MeterRegistry registry = context.getBean(MeterRegistry.class);
+      assertThat(registry.get("ratelimit.decisions").tags("limit", "api", "outcome", "allowed").functionCounter().count())
+          .isEqualTo(2);
+      assertThat(registry.get("ratelimit.decisions").tags("limit", "api", "outcome", "denied").functionCounter().count())
+          .isEqualTo(1);
+      assertThat(registry.get("ratelimit.store.latency").timer().count()).isEqualTo(3);
+      assertThat(registry.get("ratelimit.store.available").gauge().value()).isEqualTo(1);
+    });
+  }
+
+  @Test
+  void withoutMicrometer_orReactor_theRestStillWorks() {
+    runner.withUserConfiguration(App.class)
+        .withClassLoader(new FilteredClassLoader(MeterRegistry.class, reactor.core.publisher.Mono.class))
+        .run(context -> {
+          assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitAutoConfiguration.RateLimitMeters.class);
+          assertThat(context.getBean(Greeter.class).greet("bob")).isEqualTo("hello bob");
+        });
+  }
+
+  @Test
+  void endpoint_listsLimitsSpecsStoreAndDecisions() {
+    runner.withUserConfiguration(App.class).run(context -> {
+      context.getBean(Greeter.class).greet("ann");
+      RateLimitsEndpoint.Report report = context.getBean(RateLimitsEndpoint.class).limits();
+      assertThat(report.store()).isEqualTo("InMemoryStore");
+      assertThat(report.storeAvailable()).isTrue();
+      assertThat(report.limits().get("api")).isEqualTo(new RateLimitsEndpoint.LimitInfo("token-bucket rate=2 period=1m", 1, 0));
+      assertThat(report.limits().get("send-message").spec()).isEqualTo("token-bucket rate=10 period=1m capacity=3");
+    });
+  }
+}
