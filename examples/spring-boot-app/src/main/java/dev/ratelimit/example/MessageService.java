@@ -1,0 +1,14 @@
+package dev.ratelimit.example;
+
+import dev.ratelimit.spring.RateLimited;
+import org.springframework.stereotype.Service;
+
+/** Sending a message costs one unit of the sender's "send-message" limit. */
+@Service
+public class MessageService {
+
+  @RateLimited(name = "send-message", key = "#user")
+  public String send(String user, String text) {
+    return user + " sent: " + text;
+  }
+}
