@@ -41,6 +41,15 @@ public record FixedWindow(double rate, Duration period, double capacity, double 
     return "fixed-window";
   }
 
+  /**
+   * Where a key's windows begin, in milliseconds past each multiple of the period: the start's,
+   * or with {@link #randomPhase} a point of the key's own (32-bit FNV-1a of its UTF-8 bytes
+   * scaled to the period), the same on every node and in every store.
+   */
+  public long offsetMillis(String key) {
+    return dev.ratelimit.algorithm.Algorithms.windowOffset(this, key);
+  }
+
   @Override
   public boolean reservable() {
     return true;

@@ -32,4 +32,16 @@ class TimeGoingBackwardsTest {
       assertThat(limiter.limit("l", "k", 5).allowed()).as("no units appear " + back + " ms back").isFalse();
     }
   }
+
+  /** A refund stores its time like a consumption: a later call from before it loses nothing. */
+  @org.junit.jupiter.api.Test
+  void refund_thenACallFromAnEarlierTime_losesNoUnits() {
+    ManualClock clock = new ManualClock(0);
+    RateLimiter limiter = RateLimiter.builder().clock(clock).limit("l", "token-bucket rate=125 period=1s capacity=5").build();
+    limiter.limit("l", "k", 5);
+    clock.setMillis(100);
+    assertThat(limiter.refund("l", "k", 1).remaining()).isEqualTo(5);
+    clock.setMillis(50);
+    assertThat(limiter.check("l", "k", 0).remaining()).as("as at the refund's time").isEqualTo(5);
+  }
 }

@@ -172,8 +172,12 @@ final class WordKeySpace extends InMemoryKeySpace {
       }
       long stamp = cell.stamp;
       double next = algorithm.refund(Double.longBitsToDouble(bits), stamp, count, t);
+      // the refunded state is read at max(t, stamp), as a consumption's: its time is stored too
+      if (usesStamp && t > stamp) {
+        cell.raiseStamp(t);
+      }
       if (cell.swap(bits, Double.doubleToRawLongBits(next))) {
-        return algorithm.decide(next, stamp, Operation.CHECK, 0, 0, t);
+        return algorithm.decide(next, usesStamp ? Math.max(stamp, t) : stamp, Operation.CHECK, 0, 0, t);
       }
     }
   }

@@ -1,0 +1,46 @@
+package dev.ratelimit.benchmarks.bucket4j;
+
+import dev.ratelimit.benchmarks.Contender;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Threads;
+
+/** {@code HotKeyBenchmark} with the bucket4j bridge beside the in-memory store and bucket4j itself. */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+public class BridgeHotKeyBenchmark {
+  @Param({"rate-limit", "bucket4j", "bucket4j-bridge"})
+  public String contender;
+
+  @Param({"admits", "denies"})
+  public String limit;
+
+  private final String key = "user-" + 42;
+  private Contender subject;
+
+  @Setup
+  public void setUp() {
+    subject = BridgeContender.create(contender, limit.equals("admits") ? Contender.ADMITS : Contender.DENIES);
+    subject.acquire(key);
+  }
+
+  @Benchmark
+  @Threads(1)
+  public Object oneThread() {
+    return subject.acquire(key);
+  }
+
+  @Benchmark
+  @Threads(2)
+  public Object twoThreads() {
+    return subject.acquire(key);
+  }
+}

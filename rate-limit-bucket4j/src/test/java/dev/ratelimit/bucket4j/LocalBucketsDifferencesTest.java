@@ -1,0 +1,166 @@
+package dev.ratelimit.bucket4j;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.LimitCall;
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.store.InMemoryStore;
+import dev.ratelimit.store.Operation;
+import dev.ratelimit.store.RateLimitStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Each way the bucket4j store's decisions differ from the in-memory store's (the README lists them). */
+class LocalBucketsDifferencesTest {
+  private final ManualClock clock = new ManualClock(1_767_225_600_000L);
+
+  private RateLimiter limiter(RateLimitStore store, String... namesAndSpecs) {
+    RateLimiter.Builder builder = RateLimiter.builder().clock(clock).store(store);
+    for (int i = 0; i < namesAndSpecs.length; i += 2) {
+      builder.limit(namesAndSpecs[i], namesAndSpecs[i + 1]);
+    }
+    return builder.build();
+  }
+
+  private RateLimiter bucket4j(String... namesAndSpecs) {
+    return limiter(Bucket4jStore.local(clock), namesAndSpecs);
+  }
+
+  @Test
+  void countsFinerThanAToken_areRoundedUpWhenTaken() {
+    try (RateLimiter limiter = bucket4j("l", "token-bucket rate=10 period=1h")) {
+      // a token is a millionth of a unit
+      assertThat(limiter.limit("l", "k", 1e-7).remaining()).isCloseTo(10 - 1e-6, within(1e-12));
+      // the in-memory store would have 9.9999999 left
+      assertThat(limiter.check("l", "k", 9.9999995).allowed()).isFalse();
+      assertThat(limiter.check("l", "k", 9.999999).allowed()).isTrue();
+    }
+  }
+
+  @Test
+  void refundsFinerThanAToken_areRoundedDown() {
+    try (RateLimiter limiter = bucket4j("l", "token-bucket rate=10 period=1h")) {
+      limiter.limit("l", "k", 5);
+      assertThat(limiter.refund("l", "k", 1.5e-6).remaining()).isCloseTo(5 + 1e-6, within(1e-12));
+      assertThat(limiter.refund("l", "k", 1e-7).remaining()).as("less than a token: nothing").isCloseTo(5 + 1e-6, within(1e-12));
+    }
+  }
+
+  @Test
+  void fastLimits_countWholeUnits() {
+    // a billion per second is one token per nanosecond, bucket4j's fastest: one token is one unit
+    try (RateLimiter limiter = bucket4j("l", "token-bucket rate=1000000000 period=1s")) {
+      assertThat(limiter.limit("l", "k", 0.5).remaining()).isEqualTo(999_999_999);
+      assertThat(limiter.refund("l", "k", 0.5).remaining()).isEqualTo(999_999_999);
+    }
+  }
+
+  @Test
+  void hugeCapacities_countInThousandths() {
+    try (RateLimiter limiter = bucket4j("l", "token-bucket rate=10 period=1h capacity=1000000000000")) {
+      assertThat(limiter.limit("l", "k", 0.0001).remaining()).isEqualTo(1e12 - 0.001);
+    }
+  }
+
+  @Test
+  void limitsFinerThanAToken_holdWholeTokens() {
+    // sharding a limit of 10 into 3 gives each shard 10/3 units: 3,333,333 tokens
+    try (Bucket4jStore store = Bucket4jStore.local(clock)) {
+      var third = store.bind("l", dev.ratelimit.Limit.tokenBucket(10.0 / 3, java.time.Duration.ofHours(1)));
+      assertThat(third.apply("k", Operation.CHECK, 0, 0).remaining()).isEqualTo(3.333333);
+      assertThat(third.apply("k", Operation.LIMIT, 10.0 / 3, 0).allowed()).as("needs 3,333,334 tokens").isFalse();
+    }
+  }
+
+  @Test
+  void reservationsBucket4jMakesBeyondMaxReserved_areGivenBack() {
+    // bucket4j bounds a reservation by its wait, here two windows: a debt of 4 needs no more
+    // windows than one of 3, so bucket4j takes it, and the store gives it back
+    String spec = "fixed-window rate=2 period=1s maxReserved=3";
+    try (RateLimiter ours = bucket4j("l", spec);
+        RateLimiter reference = limiter(InMemoryStore.keepingEveryKey(clock), "l", spec)) {
+      clock.setMillis(1_767_225_600_000L);
+      for (RateLimiter limiter : List.of(ours, reference)) {
+        assertThat(limiter.reserve("l", "k", 5).remaining()).isEqualTo(-3);
+      }
+      Decision denied = ours.reserve("l", "k", 1);
+      assertThat(denied).isEqualTo(reference.reserve("l", "k", 1));
+      assertThat(denied.allowed()).isFalse();
+      assertThat(denied.retryAfterMillis()).as("fits after the next window's 2").isEqualTo(1_000);
+      assertThat(ours.check("l", "k", 0).remaining()).as("given back").isEqualTo(-3);
+    }
+  }
+
+  @Test
+  void limitAll_takesInOrderAndGivesBackOnADenial() {
+    try (RateLimiter limiter = bucket4j("burst", "token-bucket rate=5 period=365d", "daily", "fixed-window rate=3 period=1d")) {
+      assertThat(limiter.limitAll(LimitCall.of("burst", "u", 2), LimitCall.of("daily", "u", 2)).allowed()).isTrue();
+      var denied = limiter.limitAll(LimitCall.of("burst", "u", 2), LimitCall.of("daily", "u", 2));
+      assertThat(denied.allowed()).isFalse();
+      assertThat(denied.decisions().get(1).allowed()).isFalse();
+      assertThat(limiter.check("burst", "u", 0).remaining()).as("given back").isEqualTo(3);
+      assertThat(limiter.check("daily", "u", 0).remaining()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void concurrentLimitAll_neverConsumesPartially() throws Exception {
+    try (RateLimiter limiter = bucket4j("a", "token-bucket rate=1000 period=365d", "b", "fixed-window rate=500 period=365d")) {
+      AtomicInteger both = new AtomicInteger();
+      AtomicInteger aOnly = new AtomicInteger();
+      ExecutorService pool = Executors.newFixedThreadPool(4);
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        done.add(pool.submit(() -> {
+          start.await();
+          for (int i = 0; i < 5_000; i++) {
+            if (limiter.limitAll(LimitCall.of("a", "k"), LimitCall.of("b", "k")).allowed()) {
+              both.incrementAndGet();
+            }
+            if (i % 3 == 0 && limiter.limit("a", "k", 1).allowed()) {
+              aOnly.incrementAndGet();
+            }
+          }
+          return null;
+        }));
+      }
+      start.countDown();
+      for (Future<?> future : done) {
+        future.get(1, TimeUnit.MINUTES);
+      }
+      pool.shutdown();
+      assertThat(both.get() + aOnly.get()).isLessThanOrEqualTo(1000);
+      assertThat(limiter.check("a", "k", 0).remaining()).isCloseTo(1000 - both.get() - aOnly.get(), within(0.01));
+      assertThat(limiter.check("b", "k", 0).remaining()).isEqualTo(500 - both.get());
+    }
+  }
+
+  @Test
+  void localBuckets_areKeptUntilResetAndLooksKeepNone() {
+    try (Bucket4jStore store = Bucket4jStore.local(clock)) {
+      var space = store.bind("l", dev.ratelimit.Limit.parse("token-bucket rate=10 period=1s"));
+      for (int i = 0; i < 100; i++) {
+        space.apply("taken-" + i, Operation.LIMIT, 1, 0);
+        space.apply("looked-" + i, Operation.CHECK, 1, 0);
+        space.apply("looked-" + i, Operation.LIMIT, 0, 0);
+        space.refund("looked-" + i, 0);
+      }
+      clock.advanceMillis(3_600_000); // every bucket is full again; the in-memory store would drop them
+      space.apply("taken-0", Operation.LIMIT, 1, 0);
+      assertThat(((Buckets.Local) store.buckets()).size()).isEqualTo(100);
+      space.reset("taken-0");
+      assertThat(((Buckets.Local) store.buckets()).size()).isEqualTo(99);
+    }
+  }
+}
