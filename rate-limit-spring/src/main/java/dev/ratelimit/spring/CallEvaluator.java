@@ -22,7 +22,8 @@ final class CallEvaluator {
   private static final boolean WEB = ClassUtils.isPresent(
       "org.springframework.web.context.request.RequestContextHolder", CallEvaluator.class.getClassLoader());
 
-  private final ParameterNameDiscoverer names = new DefaultParameterNameDiscoverer();
+  /** Parameter names, discovered once per method (reflection would allocate on every call). */
+  private final ParameterNameDiscoverer names = new CachedNames(new DefaultParameterNameDiscoverer());
   private final BeanFactoryResolver beans;
 
   CallEvaluator(BeanFactory beanFactory) {
@@ -35,14 +36,18 @@ final class CallEvaluator {
     for (LimitedMethod.Charge charge : limited.charges()) {
       String key = "";
       double count = 1;
-      if (charge.key() != null || !charge.countText().equals("1")) {
+      if (charge.keyArgument() >= 0) {
+        Object value = args[charge.keyArgument()];
+        key = value == null ? "" : value.toString();
+      } else if (charge.key() != null) {
         context = context != null ? context : context(limited.method(), target, args, charge.usesRequest());
-      }
-      if (charge.key() != null) {
         Object value = evaluate(charge.key(), context, charge, "key", charge.keyText(), limited);
         key = value == null ? "" : value.toString();
       }
-      if (!charge.countText().equals("1")) {
+      if (charge.countArgument() >= 0) {
+        count = count(args[charge.countArgument()], charge, limited);
+      } else if (!charge.countText().equals("1")) {
+        context = context != null ? context : context(limited.method(), target, args, charge.usesRequest());
         count = count(evaluate(charge.count(), context, charge, "count", charge.countText(), limited), charge, limited);
       }
       calls.add(new LimitCall(charge.limit(), key, count));
@@ -79,6 +84,26 @@ final class CallEvaluator {
           + value);
     }
     return count;
+  }
+
+  /** Parameter names per method, discovered once. */
+  private static final class CachedNames implements ParameterNameDiscoverer {
+    private final ParameterNameDiscoverer discoverer;
+    private final java.util.Map<Method, String[]> names = new java.util.concurrent.ConcurrentHashMap<>();
+
+    CachedNames(ParameterNameDiscoverer discoverer) {
+      this.discoverer = discoverer;
+    }
+
+    @Override
+    public String[] getParameterNames(Method method) {
+      return names.computeIfAbsent(method, discoverer::getParameterNames);
+    }
+
+    @Override
+    public String[] getParameterNames(java.lang.reflect.Constructor<?> constructor) {
+      return discoverer.getParameterNames(constructor);
+    }
   }
 
   /** The current HTTP request, kept apart so that this class loads without spring-web. */

@@ -14,9 +14,13 @@ import org.springframework.expression.Expression;
  */
 record LimitedMethod(Method method, List<Charge> charges, Duration maxWait, Fallback fallback, Returns returns) {
 
-  /** One limit charged by a call: constant key and count where the expressions are literals. */
+  /**
+   * One limit charged by a call. A key or count that is just an argument ({@code #user},
+   * {@code #p0}, {@code #a1}) is read straight from the arguments ({@code keyArgument},
+   * {@code countArgument}: its index, -1 otherwise), without evaluating SpEL.
+   */
   record Charge(String limit, Expression key, Expression count, String keyText, String countText,
-      boolean usesRequest) {}
+      boolean usesRequest, int keyArgument, int countArgument) {}
 
   /** The fallback method, and whether it takes the exception as its last parameter. */
   record Fallback(Method method, boolean takesException) {}

@@ -89,7 +89,8 @@ final class LimitedMethods {
       }
       charges.add(new LimitedMethod.Charge(annotation.name(), parse(annotation.key(), "key", annotation, where),
           parse(annotation.count(), "count", annotation, where), annotation.key(), annotation.count(),
-          annotation.key().contains("#request") || annotation.count().contains("#request")));
+          annotation.key().contains("#request") || annotation.count().contains("#request"),
+          argument(annotation.key(), specific), argument(annotation.count(), specific)));
       if (!annotation.maxWait().isEmpty()) {
         maxWait = longest(maxWait, maxWait(annotation, where));
       }
@@ -116,6 +117,24 @@ final class LimitedMethods {
           + " = \"" + text + "\") on " + where + " is not a valid SpEL expression: " + e.getSimpleMessage());
     }
   }
+
+  /** The index of the argument an expression names on its own ({@code #user}, {@code #p0}, {@code #a1}); -1 otherwise. */
+  static int argument(String expression, Method method) {
+    java.util.regex.Matcher indexed = ARGUMENT_INDEX.matcher(expression.strip());
+    if (indexed.matches()) {
+      int index = Integer.parseInt(indexed.group(1));
+      return index < method.getParameterCount() ? index : -1;
+    }
+    java.lang.reflect.Parameter[] parameters = method.getParameters();
+    for (int i = 0; i < parameters.length; i++) {
+      if (parameters[i].isNamePresent() && expression.strip().equals("#" + parameters[i].getName())) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static final java.util.regex.Pattern ARGUMENT_INDEX = java.util.regex.Pattern.compile("#[pa](\\d+)");
 
   private static Duration maxWait(RateLimited annotation, String where) {
     try {
