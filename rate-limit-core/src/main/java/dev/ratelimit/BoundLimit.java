@@ -35,8 +35,8 @@ class BoundLimit {
     this.raw = binding.store().bind(name, stored);
     this.space = binding.guard(raw);
     this.reservable = limit.reservable();
-    this.largestLimit = largestCount(Operation.LIMIT);
-    this.largestReserve = largestCount(Operation.RESERVE);
+    this.largestLimit = limit.largestCount();
+    this.largestReserve = limit.largestReservation();
   }
 
   /** What binding a limit needs: the store, and how to guard it. */
@@ -55,11 +55,6 @@ class BoundLimit {
 
   static BoundLimit bind(Binding binding, String name, Limit limit) {
     return limit.shards() > 1 ? new ShardedLimit(binding, name, limit) : new BoundLimit(binding, name, limit);
-  }
-
-  /** The largest count an operation could ever admit (computed once, at construction). */
-  double largestCount(Operation op) {
-    return op == Operation.RESERVE ? limit.capacity() + limit.maxReserved() : limit.capacity();
   }
 
   /**

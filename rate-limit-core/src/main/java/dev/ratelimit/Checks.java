@@ -46,6 +46,11 @@ final class Checks {
     return period;
   }
 
+  /** Capacity / rate periods, rounded up to the millisecond. */
+  static Duration refillTime(double capacity, double rate, Duration period) {
+    return Duration.ofMillis((long) Math.ceil(capacity / rate * period.toMillis() - 1e-9));
+  }
+
   static void capacityFitsShards(double capacity, int shards) {
     if (shards > 1 && capacity / shards <= 0) {
       throw new IllegalArgumentException("capacity " + capacity + " cannot be split into " + shards + " shards");

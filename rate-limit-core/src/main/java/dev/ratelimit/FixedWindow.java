@@ -4,6 +4,7 @@ import dev.ratelimit.spec.SpecWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Windows of one {@code period} each, starting at {@code start + k·period} (epoch-aligned by
@@ -53,6 +54,12 @@ public record FixedWindow(double rate, Duration period, double capacity, double 
   @Override
   public boolean reservable() {
     return true;
+  }
+
+  /** Whole windows: each adds {@code rate}, up to the capacity. */
+  @Override
+  public Optional<Duration> refillTime() {
+    return Optional.of(period.multipliedBy((long) Math.ceil(capacity / rate - 1e-9)));
   }
 
   public FixedWindow withCapacity(double capacity) {

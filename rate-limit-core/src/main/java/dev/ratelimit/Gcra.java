@@ -2,6 +2,7 @@ package dev.ratelimit;
 
 import dev.ratelimit.spec.SpecWriter;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The generic cell rate algorithm: the same admissions as a {@link TokenBucket} while time moves
@@ -31,6 +32,11 @@ public record Gcra(double rate, Duration period, double capacity, double maxRese
   @Override
   public boolean reservable() {
     return true;
+  }
+
+  @Override
+  public Optional<Duration> refillTime() {
+    return Optional.of(Checks.refillTime(capacity, rate, period));
   }
 
   public Gcra withCapacity(double capacity) {

@@ -2,6 +2,7 @@ package dev.ratelimit;
 
 import dev.ratelimit.spec.LimitSpecParser;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * How many units a key may spend over time: one of six kinds, each an immutable record that
@@ -44,6 +45,26 @@ public sealed interface Limit permits TokenBucket, Gcra, FixedWindow, SlidingWin
 
   /** This limit's policy when a remote store is unavailable; {@code null} means the store's. */
   FailurePolicy failure();
+
+  /**
+   * How long an empty key takes to be full again, if nothing else happens: capacity / rate
+   * periods for a token bucket or GCRA, whole windows for a fixed window, the period for the
+   * sliding kinds; empty for a calendar quota, whose periods differ in length.
+   */
+  Optional<Duration> refillTime();
+
+  /**
+   * The largest count a {@code limit} or {@code check} could ever admit: the capacity, or for a
+   * sharded limit what two shards hold (a request draws on two at most). Larger counts are refused.
+   */
+  default double largestCount() {
+    return shards() > 1 ? Math.min(capacity(), 2 * capacity() / shards()) : capacity();
+  }
+
+  /** The largest count a {@code reserve} could ever admit: capacity plus maxReserved, on one shard when sharded. */
+  default double largestReservation() {
+    return (capacity() + maxReserved()) / shards();
+  }
 
   /** Parses a limit spec such as {@code "gcra rate=5 period=1s capacity=10"} or {@code "10/1m"}. */
   static Limit parse(String spec) {

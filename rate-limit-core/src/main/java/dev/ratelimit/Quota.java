@@ -4,6 +4,7 @@ import dev.ratelimit.spec.SpecWriter;
 import java.time.ZoneOffset;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * {@code rate} units per calendar day, ISO week (from Monday) or month at a fixed UTC offset;
@@ -37,6 +38,12 @@ public record Quota(double rate, Cadence cadence, ZoneOffset offset, FailurePoli
   @Override
   public double capacity() {
     return rate;
+  }
+
+  /** None: everything comes back when the calendar period ends, and periods differ in length. */
+  @Override
+  public Optional<java.time.Duration> refillTime() {
+    return Optional.empty();
   }
 
   public Quota withOffset(ZoneOffset offset) {

@@ -44,16 +44,6 @@ final class ShardedLimit extends BoundLimit {
     throw new IllegalArgumentException(limit.kind() + " limits can't be sharded");
   }
 
-  /** A request draws on two shards at most; a reservation on one. */
-  @Override
-  double largestCount(Operation op) {
-    // called from the constructor of BoundLimit, before this class's fields are set
-    int n = limit.shards();
-    return op == Operation.RESERVE
-        ? (limit.capacity() + limit.maxReserved()) / n
-        : Math.min(limit.capacity(), 2 * limit.capacity() / n);
-  }
-
   private String shardKey(String key, int shard) {
     return key + '#' + shard;
   }

@@ -2,6 +2,7 @@ package dev.ratelimit;
 
 import dev.ratelimit.spec.SpecWriter;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Exactly {@code rate} units in any rolling {@code period}: every admitted request is logged
@@ -22,6 +23,11 @@ public record SlidingLog(double rate, Duration period, FailurePolicy failure) im
   @Override
   public double capacity() {
     return rate;
+  }
+
+  @Override
+  public Optional<Duration> refillTime() {
+    return Optional.of(period);
   }
 
   public SlidingLog withFailure(FailurePolicy failure) {

@@ -2,6 +2,7 @@ package dev.ratelimit;
 
 import dev.ratelimit.spec.SpecWriter;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * {@code rate} units per rolling {@code period}, counted in {@code buckets} sub-windows; the
@@ -31,6 +32,11 @@ public record SlidingWindow(double rate, Duration period, int buckets, FailurePo
   @Override
   public double capacity() {
     return rate;
+  }
+
+  @Override
+  public Optional<Duration> refillTime() {
+    return Optional.of(period);
   }
 
   public SlidingWindow withBuckets(int buckets) {

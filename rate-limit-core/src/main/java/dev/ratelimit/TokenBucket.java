@@ -2,6 +2,7 @@ package dev.ratelimit;
 
 import dev.ratelimit.spec.SpecWriter;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * A bucket of {@code capacity} units that refills continuously at {@code rate} per
@@ -31,6 +32,11 @@ public record TokenBucket(double rate, Duration period, double capacity, double 
   @Override
   public boolean reservable() {
     return true;
+  }
+
+  @Override
+  public Optional<Duration> refillTime() {
+    return Optional.of(Checks.refillTime(capacity, rate, period));
   }
 
   public TokenBucket withCapacity(double capacity) {

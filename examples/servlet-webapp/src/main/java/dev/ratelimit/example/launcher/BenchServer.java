@@ -1,0 +1,157 @@
+package dev.ratelimit.example.launcher;
+
+import dev.ratelimit.servlet.RateLimitFilter;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import com.sun.management.OperatingSystemMXBean;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.LocalConnector;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ContextHandlerCollection;
+
+/**
+ * The A/B target of {@code examples/servlet-webapp/bench}: one Jetty, one trivial servlet in two
+ * contexts, {@code /with} behind RateLimitFilter (configured by init-params, as from web.xml, on
+ * the in-memory store; every request charges the client address's bucket, which never runs out)
+ * and {@code /without} behind nothing. Same JVM, same connector, same servlet: the difference is
+ * the filter. {@code java -cp servlet-webapp-launcher.jar dev.ratelimit.example.launcher.BenchServer [PORT]}
+ *
+ * <p>{@code BenchServer --local [ROUNDS] [REQUESTS]} measures in process instead, without
+ * sockets: one client thread sends requests over one keep-alive connection of a Jetty
+ * {@link LocalConnector}, alternating between the two contexts, and reports the process CPU time
+ * per request of each (other load on the machine disturbs CPU time far less than throughput).
+ */
+public final class BenchServer {
+  private BenchServer() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("--local")) {
+      local(args.length > 1 ? Integer.parseInt(args[1]) : 10, args.length > 2 ? Integer.parseInt(args[2]) : 200_000);
+      return;
+    }
+    Server server = new Server();
+    ServerConnector connector = new ServerConnector(server);
+    connector.setHost("127.0.0.1");
+    connector.setPort(args.length > 0 ? Integer.parseInt(args[0]) : 0);
+    server.addConnector(connector);
+    ContextHandlerCollection contexts = new ContextHandlerCollection();
+    contexts.addHandler(context("/with", true));
+    contexts.addHandler(context("/without", false));
+    server.setHandler(contexts);
+    server.start();
+    System.out.println("bench server listening on port " + connector.getLocalPort());
+    server.join();
+  }
+
+  private static void local(int rounds, int requests) throws Exception {
+    Server server = new Server();
+    LocalConnector connector = new LocalConnector(server);
+    server.addConnector(connector);
+    ContextHandlerCollection contexts = new ContextHandlerCollection();
+    contexts.addHandler(context("/with", true));
+    contexts.addHandler(context("/without", false));
+    server.setHandler(contexts);
+    server.start();
+    try {
+      LocalConnector.LocalEndPoint endPoint = connector.connect();
+      OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+      for (int i = 0; i < 3; i++) { // warm up: let the JIT compile both paths
+        send(endPoint, os, "/with/", requests);
+        send(endPoint, os, "/without/", requests);
+      }
+      System.out.printf("in process (LocalConnector), %d rounds of %d requests each, order alternating%n", rounds, requests);
+      System.out.println("round  with(us CPU/req)  without(us CPU/req)  ratio");
+      double[] ratios = new double[rounds];
+      for (int round = 0; round < rounds; round++) {
+        double with;
+        double without;
+        if (round % 2 == 0) {
+          with = send(endPoint, os, "/with/", requests);
+          without = send(endPoint, os, "/without/", requests);
+        } else {
+          without = send(endPoint, os, "/without/", requests);
+          with = send(endPoint, os, "/with/", requests);
+        }
+        ratios[round] = with / without;
+        System.out.printf("%5d  %16.3f  %19.3f  %5.3f%n", round + 1, with, without, ratios[round]);
+      }
+      Arrays.sort(ratios);
+      double median = rounds % 2 == 1 ? ratios[rounds / 2] : (ratios[rounds / 2 - 1] + ratios[rounds / 2]) / 2;
+      System.out.printf("CPU per request with/without: median %.3f (rounds %.3f to %.3f): %.1f%% more CPU per request%n",
+          median, ratios[0], ratios[rounds - 1], (median - 1) * 100);
+    } finally {
+      server.stop();
+    }
+  }
+
+  /**
+   * Sends requests one after another on a keep-alive connection; the process CPU time per
+   * request, in µs. The client only looks for the end of each response (the body "ok\n"): parsing
+   * the responses would put a client's work on the server's bill.
+   */
+  private static double send(LocalConnector.LocalEndPoint endPoint, OperatingSystemMXBean os, String path,
+      int requests) throws Exception {
+    String request = "GET " + path + " HTTP/1.1\r\nHost: bench\r\n\r\n";
+    long before = os.getProcessCpuTime();
+    for (int i = 0; i < requests; i++) {
+      endPoint.addInput(request);
+      ByteBuffer output = endPoint.waitForOutput(10, TimeUnit.SECONDS);
+      if (output == null || output.remaining() < 12 || output.get(output.position() + 9) != '2') {
+        throw new IllegalStateException("no 2xx answer for " + path);
+      }
+      while (!endsWithBody(output)) {
+        output = endPoint.waitForOutput(10, TimeUnit.SECONDS);
+        if (output == null) {
+          throw new IllegalStateException("no complete answer for " + path);
+        }
+      }
+    }
+    return (os.getProcessCpuTime() - before) / 1000.0 / requests;
+  }
+
+  private static boolean endsWithBody(ByteBuffer output) {
+    int end = output.limit();
+    return end - output.position() >= 3 && output.get(end - 3) == 'o' && output.get(end - 2) == 'k'
+        && output.get(end - 1) == '\n';
+  }
+
+  private static ServletContextHandler context(String path, boolean limited) {
+    ServletContextHandler context = new ServletContextHandler(path);
+    context.addServlet(new ServletHolder(new Ok()), "/*");
+    if (limited) {
+      FilterHolder filter = new FilterHolder(RateLimitFilter.class);
+      // refills far faster than any client here can spend, so never denies; header values of a real size
+      filter.setInitParameter("limits", "bench = token-bucket rate=1000000 period=1s capacity=1000");
+      filter.setInitParameter("rules", "/* bench key=ip");
+      // -Dbench.headers=none measures the decision alone, without the headers it writes
+      filter.setInitParameter("headers", System.getProperty("bench.headers", "legacy,ietf"));
+      context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST));
+    }
+    return context;
+  }
+
+  /** As trivial as a servlet gets: a fixed three-byte body. */
+  static final class Ok extends HttpServlet {
+    private static final long serialVersionUID = 1L;
+    private static final byte[] BODY = "ok\n".getBytes(StandardCharsets.US_ASCII);
+
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+      response.setContentType("text/plain");
+      response.setContentLength(BODY.length);
+      response.getOutputStream().write(BODY);
+    }
+  }
+}

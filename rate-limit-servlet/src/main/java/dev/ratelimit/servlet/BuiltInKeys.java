@@ -1,0 +1,191 @@
+package dev.ratelimit.servlet;
+
+import jakarta.servlet.http.HttpServletRequest;
+import java.lang.reflect.InvocationTargetException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * The key kinds of a rule's {@code key=}: parsing them, the built-in resolvers (each writes
+ * itself back as its spec, for messages) and bounding long keys.
+ */
+final class BuiltInKeys {
+  /** Keys up to this many UTF-8 bytes reach the store as they are; longer ones are hashed. */
+  static final int MAX_KEY_BYTES = 256;
+  static final String ALLOWED = "ip, header:NAME, principal, param:NAME, or the name of a class implementing "
+      + KeyResolver.class.getName();
+  private static final Pattern CLASS_NAME =
+      Pattern.compile("[\\p{L}_$][\\p{L}\\p{N}_$]*(\\.[\\p{L}_$][\\p{L}\\p{N}_$]*)+");
+  /** An HTTP token (RFC 9110 §5.6.2): what a header name may be. */
+  private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
+
+  private BuiltInKeys() {}
+
+  /**
+   * Reads a key spec.
+   *
+   * @param clients how {@code ip} finds the client
+   * @throws IllegalArgumentException naming the spec and the kinds allowed
+   */
+  static KeyResolver parse(String spec, ClientAddress clients, ClassLoader loader) {
+    if (spec.equals("ip")) {
+      return new Ip(clients);
+    }
+    if (spec.equals("principal")) {
+      return Principal.INSTANCE;
+    }
+    if (spec.startsWith("header:")) {
+      String name = spec.substring("header:".length());
+      if (!TOKEN.matcher(name).matches()) {
+        throw new IllegalArgumentException("bad header name '" + name + "' in key '" + spec + "'; expected header:NAME");
+      }
+      return new Header(name);
+    }
+    if (spec.startsWith("param:")) {
+      String name = spec.substring("param:".length());
+      if (name.isEmpty()) {
+        throw new IllegalArgumentException("no parameter name in key '" + spec + "'; expected param:NAME");
+      }
+      return new Param(name);
+    }
+    if (CLASS_NAME.matcher(spec).matches()) {
+      return instantiate(spec, loader);
+    }
+    throw new IllegalArgumentException("unknown key kind '" + spec + "'; allowed: " + ALLOWED);
+  }
+
+  /** A custom resolver: a class implementing {@link KeyResolver} with a public no-argument constructor. */
+  static KeyResolver instantiate(String className, ClassLoader loader) {
+    Class<?> type;
+    try {
+      type = Class.forName(className, true, loader);
+    } catch (ClassNotFoundException | LinkageError e) {
+      throw new IllegalArgumentException("key resolver class '" + className + "' not found", e);
+    }
+    if (!KeyResolver.class.isAssignableFrom(type)) {
+      throw new IllegalArgumentException("key resolver class '" + className + "' does not implement "
+          + KeyResolver.class.getName());
+    }
+    try {
+      return (KeyResolver) type.getConstructor().newInstance();
+    } catch (NoSuchMethodException | IllegalAccessException | InstantiationException e) {
+      throw new IllegalArgumentException("key resolver class '" + className
+          + "' needs a public no-argument constructor", e);
+    } catch (InvocationTargetException e) {
+      throw new IllegalArgumentException("key resolver class '" + className + "' failed to construct: "
+          + e.getCause(), e.getCause());
+    }
+  }
+
+  /** What messages call a resolver: its spec, or its class name. */
+  static String describe(KeyResolver resolver) {
+    return resolver instanceof Ip || resolver instanceof Header || resolver instanceof Param
+        || resolver instanceof Principal ? resolver.toString() : resolver.getClass().getName();
+  }
+
+  /**
+   * The key as it reaches the store: as is up to 256 UTF-8 bytes, else {@code sha256:} and the
+   * hex digest, so that a huge header costs the store 71 bytes.
+   */
+  static String bounded(String key) {
+    // 85 chars are at most 255 UTF-8 bytes: the usual key skips counting
+    if (key.length() <= MAX_KEY_BYTES / 3 || utf8Length(key) <= MAX_KEY_BYTES) {
+      return key;
+    }
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+      return "sha256:" + HexFormat.of().formatHex(digest);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has SHA-256", e);
+    }
+  }
+
+  private static int utf8Length(String text) {
+    int bytes = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x80) {
+        bytes += 1;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+        bytes += 4;
+        i++;
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
+  }
+
+  private static String present(String value) {
+    return value == null || value.isBlank() ? null : value;
+  }
+
+  record Ip(ClientAddress clients) implements KeyResolver {
+    Ip {
+      Objects.requireNonNull(clients, "clients");
+    }
+
+    @Override
+    public String resolve(HttpServletRequest request) {
+      return clients.key(request);
+    }
+
+    @Override
+    public String toString() {
+      return "ip";
+    }
+  }
+
+  record Header(String name) implements KeyResolver {
+    Header {
+      Objects.requireNonNull(name, "name");
+    }
+
+    @Override
+    public String resolve(HttpServletRequest request) {
+      return present(request.getHeader(name));
+    }
+
+    @Override
+    public String toString() {
+      return "header:" + name;
+    }
+  }
+
+  record Param(String name) implements KeyResolver {
+    Param {
+      Objects.requireNonNull(name, "name");
+    }
+
+    @Override
+    public String resolve(HttpServletRequest request) {
+      return present(request.getParameter(name));
+    }
+
+    @Override
+    public String toString() {
+      return "param:" + name;
+    }
+  }
+
+  enum Principal implements KeyResolver {
+    INSTANCE;
+
+    @Override
+    public String resolve(HttpServletRequest request) {
+      java.security.Principal user = request.getUserPrincipal();
+      return user == null ? null : present(user.getName());
+    }
+
+    @Override
+    public String toString() {
+      return "principal";
+    }
+  }
+}

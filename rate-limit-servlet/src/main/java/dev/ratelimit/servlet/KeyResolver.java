@@ -1,0 +1,46 @@
+package dev.ratelimit.servlet;
+
+import jakarta.servlet.http.HttpServletRequest;
+
+/**
+ * Whose bucket a request spends from. In {@code web.xml} a rule names one as {@code key=ip},
+ * {@code key=header:NAME}, {@code key=principal}, {@code key=param:NAME}, or the name of a class
+ * implementing this interface with a public no-argument constructor.
+ *
+ * <p>Keys longer than 256 bytes are hashed before they reach a store, so a huge header can't
+ * bloat it; a resolver need not bound them.
+ */
+@FunctionalInterface
+public interface KeyResolver {
+
+  /**
+   * The key of this request, or {@code null} when it has none (then the filter's
+   * {@code missing-key} policy applies: share the global key, skip the rule, or answer 400).
+   * Called on the request thread, before the servlet; read the body only through the container
+   * (as {@code getParameter} does), or the servlet finds it consumed.
+   */
+  String resolve(HttpServletRequest request);
+
+  /** The client's address (IPv6 grouped by /64), through the given trusted proxies. */
+  static KeyResolver ip(ClientAddress clients) {
+    return new BuiltInKeys.Ip(clients);
+  }
+
+  /** A request header's value; missing when the header is absent or blank. */
+  static KeyResolver header(String name) {
+    return new BuiltInKeys.Header(name);
+  }
+
+  /** The authenticated user's name; missing for anonymous requests. */
+  static KeyResolver principal() {
+    return BuiltInKeys.Principal.INSTANCE;
+  }
+
+  /**
+   * A request parameter (query string, or a form body, which the container then parses); missing
+   * when absent or blank.
+   */
+  static KeyResolver param(String name) {
+    return new BuiltInKeys.Param(name);
+  }
+}

@@ -1,0 +1,10 @@
+/**
+ * {@link dev.ratelimit.servlet.RateLimitFilter}: rate limits for any Jakarta Servlet 6
+ * container, configured from {@code web.xml} or a builder.
+ */
+module dev.ratelimit.servlet {
+  requires transitive dev.ratelimit.core;
+  requires transitive jakarta.servlet;
+
+  exports dev.ratelimit.servlet;
+}

@@ -1,0 +1,254 @@
+package dev.ratelimit.servlet.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * What an HTTP client sees from the filter in a real container, configured by real
+ * {@code web.xml} files: one container per class, one web application per configuration
+ * ({@code /limited}, {@code /proxied}, {@code /untrusted}, {@code /broken}, {@code /closed}).
+ * Tests share nothing but the container: each uses its own keys, or its own path's limit.
+ * Limits refill over an hour, so nothing refills while a test runs, and nothing sleeps.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class ContainerContract {
+  static final List<String> WEBAPPS = List.of("limited", "proxied", "untrusted", "broken", "closed");
+
+  private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(10)).build();
+  private String base;
+
+  /** Starts the container on a free loopback port with each web application at {@code /NAME}; returns the port. */
+  abstract int start(Path webapps) throws Exception;
+
+  abstract void stop() throws Exception;
+
+  @BeforeAll
+  void startContainer() throws Exception {
+    Path webapps;
+    try {
+      webapps = Path.of(ContainerContract.class.getResource("/webapps").toURI());
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+    base = "http://127.0.0.1:" + start(webapps);
+  }
+
+  @AfterAll
+  void stopContainer() throws Exception {
+    stop();
+  }
+
+  HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
+    return send(HttpRequest.newBuilder(URI.create(base + path)).GET(), headers);
+  }
+
+  HttpResponse<String> post(String path, String form, String... headers) throws IOException, InterruptedException {
+    return send(HttpRequest.newBuilder(URI.create(base + path))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString(form)), headers);
+  }
+
+  private HttpResponse<String> send(HttpRequest.Builder request, String... headers)
+      throws IOException, InterruptedException {
+    for (int i = 0; i < headers.length; i += 2) {
+      request.header(headers[i], headers[i + 1]);
+    }
+    return client.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  static String header(HttpResponse<?> response, String name) {
+    Optional<String> value = response.headers().firstValue(name);
+    return value.orElse(null);
+  }
+
+  @Test
+  void admitsExactlyCapacityByAddressThenAnswers429() throws Exception {
+    for (int remaining = 3; remaining >= 0; remaining--) {
+      HttpResponse<String> admitted = get("/limited/ip/x");
+      assertThat(admitted.statusCode()).isEqualTo(200);
+      assertThat(admitted.body()).isEqualTo("hello /ip/x");
+      assertThat(header(admitted, "X-RateLimit-Limit")).isEqualTo("4");
+      assertThat(header(admitted, "X-RateLimit-Remaining")).isEqualTo(Integer.toString(remaining));
+      assertThat(header(admitted, "RateLimit-Policy")).isEqualTo("\"by-ip\";q=4;w=3600");
+      assertThat(header(admitted, "RateLimit")).isEqualTo("\"by-ip\";r=" + remaining + ";t=" + (4 - remaining) * 900);
+    }
+    HttpResponse<String> denied = get("/limited/ip/x");
+    assertThat(denied.statusCode()).isEqualTo(429);
+    assertThat(header(denied, "Retry-After")).isEqualTo("900");
+    assertThat(header(denied, "X-RateLimit-Remaining")).isEqualTo("0");
+    assertThat(header(denied, "X-RateLimit-Reset")).isEqualTo("3600");
+    assertThat(header(denied, "Content-Type")).startsWith("application/problem+json");
+    assertThat(denied.body()).isEqualTo("{\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\","
+        + "\"title\":\"Too Many Requests\",\"status\":429,\"detail\":\"Rate limit 'by-ip' exceeded; retry in 900 s\","
+        + "\"instance\":\"/limited/ip/x\",\"limit\":\"by-ip\",\"retryAfter\":900}");
+  }
+
+  @Test
+  void keysAreIsolated() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      assertThat(get("/limited/api/a", "X-Api-Key", "alice").statusCode()).isEqualTo(200);
+    }
+    assertThat(get("/limited/api/a", "X-Api-Key", "alice").statusCode()).isEqualTo(429);
+    HttpResponse<String> bob = get("/limited/api/a", "X-Api-Key", "bob");
+    assertThat(bob.statusCode()).isEqualTo(200);
+    assertThat(header(bob, "X-RateLimit-Remaining")).isEqualTo("2");
+  }
+
+  @Test
+  void requestsMatchingNoRuleHaveNoHeaders() throws Exception {
+    HttpResponse<String> response = get("/limited/static/app.js");
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().map().keySet()).noneMatch(name -> name.toLowerCase().contains("ratelimit"));
+  }
+
+  @Test
+  void missingKeyIsDeniedWith400() throws Exception {
+    HttpResponse<String> response = get("/limited/api/a");
+    assertThat(response.statusCode()).isEqualTo(400);
+    assertThat(header(response, "Content-Type")).startsWith("application/problem+json");
+    assertThat(response.body()).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,"
+        + "\"detail\":\"Rate limit 'api' needs a key from header:X-Api-Key, and the request has none\","
+        + "\"instance\":\"/limited/api/a\",\"limit\":\"api\",\"key\":\"header:X-Api-Key\"}");
+  }
+
+  @Test
+  void formParameterKeysLeaveTheFormToTheServlet() throws Exception {
+    assertThat(post("/limited/login", "user=carol").body()).isEqualTo("hello /login carol");
+    assertThat(header(post("/limited/login", "user=carol"), "X-RateLimit-Remaining")).isEqualTo("0");
+    assertThat(post("/limited/login", "user=carol").statusCode()).isEqualTo(429);
+    assertThat(post("/limited/login", "user=dave").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void severalRulesApplyAllOrNothing() throws Exception {
+    HttpResponse<String> first = get("/limited/multi/x", "X-Api-Key", "erin");
+    assertThat(header(first, "RateLimit-Policy")).isEqualTo("\"wide\";q=100;w=3600, \"burst\";q=2;w=3600");
+    assertThat(header(first, "RateLimit")).isEqualTo("\"wide\";r=99;t=36, \"burst\";r=1;t=1800");
+    assertThat(header(first, "X-RateLimit-Limit")).isEqualTo("2");
+    get("/limited/multi/x", "X-Api-Key", "erin");
+    HttpResponse<String> denied = get("/limited/multi/x", "X-Api-Key", "erin");
+    assertThat(denied.statusCode()).isEqualTo(429);
+    assertThat(denied.body()).contains("\"limit\":\"burst\"");
+    // the denial took nothing from "wide"
+    assertThat(header(denied, "RateLimit")).isEqualTo("\"wide\";r=98;t=72, \"burst\";r=0;t=3600");
+  }
+
+  @Test
+  void keyResolverClassNamedInWebXml() throws Exception {
+    assertThat(get("/limited/tenant/x", "X-Tenant", "acme").statusCode()).isEqualTo(200);
+    assertThat(get("/limited/tenant/x", "X-Tenant", "acme").statusCode()).isEqualTo(429);
+    assertThat(get("/limited/tenant/x", "X-Tenant", "globex").statusCode()).isEqualTo(200);
+    assertThat(get("/limited/tenant/x").body())
+        .contains("\"key\":\"dev.ratelimit.servlet.it.TenantHeaderKey\"");
+  }
+
+  @Test
+  void countsOnceThroughAForward() throws Exception {
+    assertCountedOnce("/limited/dispatch/forward", "forward-client", "target FORWARD");
+  }
+
+  @Test
+  void countsOnceThroughAnInclude() throws Exception {
+    assertCountedOnce("/limited/dispatch/include", "include-client", "include:target INCLUDE");
+  }
+
+  @Test
+  void countsOnceThroughAnErrorPage() throws Exception {
+    assertCountedOnce("/limited/dispatch/error", "error-client", "oops ERROR");
+  }
+
+  @Test
+  void countsOnceThroughAnAsyncDispatch() throws Exception {
+    assertCountedOnce("/limited/dispatch/async", "async-client", "target ASYNC");
+  }
+
+  /** A request that goes through a second dispatch costs one unit: the next plain request sees 98 of 100 left. */
+  private void assertCountedOnce(String path, String client, String body) throws Exception {
+    HttpResponse<String> dispatched = get(path, "X-Client", client);
+    assertThat(dispatched.body()).isEqualTo(body);
+    HttpResponse<String> next = get("/limited/dispatch/target", "X-Client", client);
+    assertThat(next.body()).isEqualTo("target REQUEST");
+    assertThat(header(next, "X-RateLimit-Remaining")).isEqualTo("98");
+  }
+
+  @Test
+  void trustedProxyForwardsTheClientAddress() throws Exception {
+    HttpResponse<String> first = get("/proxied/", "X-Forwarded-For", "203.0.113.10");
+    assertThat(first.statusCode()).isEqualTo(200);
+    assertThat(header(first, "RateLimit-Policy")).as("the short form's limit is named after the filter")
+        .isEqualTo("\"rate-limit\";q=2;w=3600");
+    // what the client wrote left of the address the proxy saw is ignored: the same bucket
+    assertThat(header(get("/proxied/", "X-Forwarded-For", "1.1.1.1, 203.0.113.10"), "X-RateLimit-Remaining")).isEqualTo("0");
+    assertThat(get("/proxied/", "X-Forwarded-For", "9.9.9.9, 203.0.113.10").statusCode()).isEqualTo(429);
+    // another client behind the same proxy has its own bucket; trusted hops are skipped from the right
+    assertThat(get("/proxied/", "X-Forwarded-For", "203.0.113.11, 10.1.1.1").statusCode()).isEqualTo(200);
+    assertThat(header(get("/proxied/", "X-Forwarded-For", "203.0.113.11"), "X-RateLimit-Remaining")).isEqualTo("0");
+  }
+
+  @Test
+  void trustedProxyForwardedHeaderGroupsIpv6By64() throws Exception {
+    String first = "for=\"[2001:db8:aa:bb::1]:4711\";proto=https";
+    String second = "for=\"[2001:db8:aa:bb:ffff::2]\"";
+    assertThat(get("/proxied/", "Forwarded", first).statusCode()).isEqualTo(200);
+    assertThat(header(get("/proxied/", "Forwarded", second), "X-RateLimit-Remaining")).isEqualTo("0");
+    assertThat(get("/proxied/", "Forwarded", first).statusCode()).isEqualTo(429);
+    assertThat(get("/proxied/", "Forwarded", "for=\"[2001:db8:aa:bc::1]\"").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void trustedProxyMalformedHeadersNeverChooseTheKey() throws Exception {
+    // each bad value stops the walk at the proxy itself: all of them share 127.0.0.1's bucket
+    assertThat(get("/proxied/", "X-Forwarded-For", "203.0.113.99, not-an-address").statusCode()).isEqualTo(200);
+    assertThat(get("/proxied/", "Forwarded", "for=203.0.113.98;x=\"unterminated").statusCode()).isEqualTo(200);
+    HttpResponse<String> third = get("/proxied/", "X-Forwarded-For", "203.0.113.97, unknown");
+    assertThat(third.statusCode()).isEqualTo(429);
+  }
+
+  @Test
+  void spoofedForwardedForFromAnUntrustedPeerIsIgnored() throws Exception {
+    assertThat(get("/untrusted/", "X-Forwarded-For", "198.51.100.1").statusCode()).isEqualTo(200);
+    assertThat(get("/untrusted/", "X-Forwarded-For", "198.51.100.2", "Forwarded", "for=198.51.100.3").statusCode())
+        .isEqualTo(200);
+    HttpResponse<String> denied = get("/untrusted/", "X-Forwarded-For", "198.51.100.4");
+    assertThat(denied.statusCode()).isEqualTo(429);
+    assertThat(denied.body()).contains("\"limit\":\"api\"");
+  }
+
+  @Test
+  void badInitParamStopsTheApplicationFromServing() throws Exception {
+    HttpResponse<String> response = get("/broken/");
+    assertThat(response.statusCode()).isEqualTo(expectedStatusOfAnApplicationThatFailedToStart());
+    assertThat(response.body()).doesNotContain("hello");
+  }
+
+  /** Jetty answers 503 for an application whose filter failed to start (DESIGN.md §6). */
+  int expectedStatusOfAnApplicationThatFailedToStart() {
+    return 503;
+  }
+
+  @Test
+  void storeUnavailableWithClosedPolicyAnswers503() throws Exception {
+    HttpResponse<String> response = get("/closed/x");
+    assertThat(response.statusCode()).isEqualTo(503);
+    assertThat(header(response, "Retry-After")).isEqualTo("1");
+    assertThat(header(response, "Content-Type")).startsWith("application/problem+json");
+    assertThat(response.body()).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,"
+        + "\"detail\":\"Rate limit 'api' can't be checked: its store is unavailable; retry in 1 s\","
+        + "\"instance\":\"/closed/x\",\"limit\":\"api\",\"retryAfter\":1}");
+  }
+}
