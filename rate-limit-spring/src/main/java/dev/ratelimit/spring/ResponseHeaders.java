@@ -4,8 +4,14 @@ import dev.ratelimit.Decisions;
 import dev.ratelimit.LimitCall;
 import java.util.List;
 
-/** Writes the rate limit headers of an admitted or denied call to the current HTTP response, if any. */
-interface ResponseHeaders {
+/**
+ * Reports an annotated method's decisions, admitted or not, on the HTTP response of the request
+ * it runs in (the rate limit headers of DESIGN.md §6). Spring Boot provides one in servlet web
+ * applications; without one, nothing is written.
+ */
+@FunctionalInterface
+public interface ResponseHeaders {
+  /** Writes nothing. */
   ResponseHeaders NONE = (calls, decisions) -> {};
 
   void write(List<LimitCall> calls, Decisions decisions);

@@ -29,7 +29,7 @@ import org.springframework.context.annotation.Import;
  */
 @AutoConfiguration
 @EnableConfigurationProperties(RateLimitProperties.class)
-@Import(RateLimitingConfiguration.class)
+@Import({RateLimitingConfiguration.class, RateLimitWebConfiguration.class})
 public final class RateLimitAutoConfiguration {
 
   @Bean

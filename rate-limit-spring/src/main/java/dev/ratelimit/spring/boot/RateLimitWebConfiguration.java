@@ -1,0 +1,112 @@
+package dev.ratelimit.spring.boot;
+
+import dev.ratelimit.Decisions;
+import dev.ratelimit.LimitCall;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.servlet.KeyResolver;
+import dev.ratelimit.servlet.RateLimitFilter;
+import dev.ratelimit.servlet.RateLimitResponses;
+import jakarta.servlet.http.HttpServletResponse;
+import java.util.List;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+
+/**
+ * Rate limiting over HTTP in a servlet web application (DESIGN.md §6–7): the filter for
+ * {@code ratelimit.filter.rules}, the 429 for {@link RateLimitExceededException} thrown by
+ * {@code @RateLimited} methods, and the rate limit headers on their admitted calls.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass({RateLimitFilter.class, FilterRegistrationBean.class})
+class RateLimitWebConfiguration {
+
+  @Bean
+  @ConditionalOnMissingBean
+  RateLimitResponses rateLimitResponses(RateLimiter limiter, RateLimitProperties properties) {
+    try {
+      return new RateLimitResponses(limiter, properties.getHeaders());
+    } catch (IllegalArgumentException e) {
+      throw new InvalidLimitConfigurationException("ratelimit.headers=" + properties.getHeaders() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The headers of an annotated method's decision, on the response of the request it runs in. */
+  @Bean
+  @ConditionalOnMissingBean
+  dev.ratelimit.spring.ResponseHeaders rateLimitResponseHeaders(RateLimitResponses responses) {
+    return (List<LimitCall> calls, Decisions decisions) -> {
+      if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes) {
+        HttpServletResponse response = attributes.getResponse();
+        if (response != null && !response.isCommitted()) {
+          responses.headers(response, calls.stream().map(LimitCall::limit).toList(), decisions);
+        }
+      }
+    };
+  }
+
+  /** The filter, registered when there are rules. */
+  @Bean
+  @ConditionalOnProperty(name = "ratelimit.filter.rules[0].path")
+  @ConditionalOnMissingBean(name = "rateLimitFilter")
+  FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimiter limiter, RateLimitProperties properties,
+      BeanFactory beanFactory) {
+    RateLimitFilter.Builder builder = RateLimitFilter.builder().limiter(limiter);
+    String property = "ratelimit.headers";
+    try {
+      builder.headers(properties.getHeaders());
+      property = "ratelimit.trusted-proxies";
+      if (!properties.getTrustedProxies().isBlank()) {
+        builder.trustedProxies(properties.getTrustedProxies());
+      }
+      List<RateLimitProperties.Rule> rules = properties.getFilter().getRules();
+      for (int i = 0; i < rules.size(); i++) {
+        property = "ratelimit.filter.rules[" + i + "]";
+        RateLimitProperties.Rule rule = rules.get(i);
+        PathPattern pattern = PathPatternParser.defaultInstance.parse(rule.getPath());
+        // checked alone first, so that an error names this rule's index
+        addRule(RateLimitFilter.builder().limiter(limiter), rule, pattern, beanFactory).build();
+        addRule(builder, rule, pattern, beanFactory);
+      }
+      property = "ratelimit.filter.rules";
+      FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(builder.build());
+      registration.setName("rateLimitFilter");
+      registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 100);
+      return registration;
+    } catch (RuntimeException e) {
+      throw new InvalidLimitConfigurationException(property + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static RateLimitFilter.Builder addRule(RateLimitFilter.Builder builder, RateLimitProperties.Rule rule,
+      PathPattern pattern, BeanFactory beanFactory) {
+    return SpelKeyResolver.isSpel(rule.getKey())
+        ? builder.rule(rule.getPath(), path -> pattern.matches(PathContainer.parsePath(path)), rule.getLimit(),
+            (KeyResolver) SpelKeyResolver.parse(rule.getKey(), beanFactory), rule.getCost())
+        : builder.rule(rule.getPath(), path -> pattern.matches(PathContainer.parsePath(path)), rule.getLimit(),
+            rule.getKey(), rule.getCost());
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.web.servlet.DispatcherServlet")
+  static class Mvc {
+
+    @Bean
+    @ConditionalOnMissingBean
+    RateLimitExceptionResolver rateLimitExceptionResolver(RateLimitResponses responses) {
+      return new RateLimitExceptionResolver(responses);
+    }
+  }
+}
