@@ -1,6 +1,8 @@
 package dev.ratelimit.redis;
 
+import java.io.BufferedInputStream;
 import java.io.BufferedReader;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -13,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -95,6 +98,114 @@ public final class RedisServer implements AutoCloseable {
       return new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8)).readLine();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Sends one command and returns the whole reply (RESP2): a {@code String} for simple and bulk
+   * strings, a {@code Long} for integers, a {@code List} for arrays, {@code null} for nil.
+   *
+   * @throws IllegalStateException for an error reply, with its text
+   */
+  public Object call(String... words) {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+      socket.setSoTimeout(5000);
+      StringBuilder request = new StringBuilder("*" + words.length + "\r\n");
+      for (String word : words) {
+        request.append('$').append(word.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(word).append("\r\n");
+      }
+      OutputStream out = socket.getOutputStream();
+      out.write(request.toString().getBytes(StandardCharsets.UTF_8));
+      out.flush();
+      return read(new DataInputStream(new BufferedInputStream(socket.getInputStream())));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static Object read(DataInputStream in) throws IOException {
+    String line = readLine(in);
+    char type = line.charAt(0);
+    String rest = line.substring(1);
+    switch (type) {
+      case '+':
+        return rest;
+      case '-':
+        throw new IllegalStateException(rest);
+      case ':':
+        return Long.parseLong(rest);
+      case '$': {
+        int length = Integer.parseInt(rest);
+        if (length < 0) {
+          return null;
+        }
+        byte[] bytes = new byte[length];
+        in.readFully(bytes);
+        readLine(in);
+        return new String(bytes, StandardCharsets.UTF_8);
+      }
+      case '*': {
+        int size = Integer.parseInt(rest);
+        if (size < 0) {
+          return null;
+        }
+        List<Object> items = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+          items.add(read(in));
+        }
+        return items;
+      }
+      default:
+        throw new IllegalStateException("unexpected reply: " + line);
+    }
+  }
+
+  private static String readLine(DataInputStream in) throws IOException {
+    StringBuilder line = new StringBuilder();
+    for (int c = in.read(); c != '\n'; c = in.read()) {
+      if (c < 0) {
+        throw new IOException("connection closed mid-reply");
+      }
+      if (c != '\r') {
+        line.append((char) c);
+      }
+    }
+    return line.toString();
+  }
+
+  /** How many times Redis ran this command ({@code INFO commandstats}), scripts' own calls included. */
+  public long calls(String command) {
+    String stats = (String) call("INFO", "commandstats");
+    String prefix = "cmdstat_" + command.toLowerCase(Locale.ROOT) + ":calls=";
+    for (String line : stats.split("\r?\n")) {
+      if (line.startsWith(prefix)) {
+        return Long.parseLong(line.substring(prefix.length(), line.indexOf(',')));
+      }
+    }
+    return 0;
+  }
+
+  /** Stops the process without killing it (SIGSTOP): connections stay open and nothing answers. */
+  public void pause() {
+    signal("STOP");
+  }
+
+  /** Lets a {@link #pause paused} process go on (SIGCONT). */
+  public void resume() {
+    signal("CONT");
+  }
+
+  private void signal(String name) {
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+      if (kill.waitFor() != 0) {
+        throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
     }
   }
 

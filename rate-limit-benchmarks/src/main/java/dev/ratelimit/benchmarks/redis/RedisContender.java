@@ -1,0 +1,149 @@
+package dev.ratelimit.benchmarks.redis;
+
+import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.Limit;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.redis.RedisStore;
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.Bucket;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One distributed rate limiter under test, on its own Lettuce connection to the shared
+ * {@code redis-server}. Every contender gets the same limit: a token bucket of 10⁹ units
+ * refilling over 100 years, so that every call is admitted and writes state (none is ever
+ * fresh), on a hot key or on many keys.
+ */
+interface RedisContender extends AutoCloseable {
+  long CAPACITY = 1_000_000_000L;
+  Duration PERIOD = Duration.ofDays(36_500);
+
+  List<String> NAMES = List.of("rate-limit", "rate-limit-uncoalesced", "bucket4j", "bucket4j-batching",
+      "lettuce-evalsha");
+
+  /** One decision for one unit on {@code key}, synchronously; whether it was admitted. */
+  boolean acquire(String key);
+
+  @Override
+  void close();
+
+  static RedisContender create(String name, RedisClient client) {
+    return switch (name) {
+      case "rate-limit" -> new Ours(client, true);
+      case "rate-limit-uncoalesced" -> new Ours(client, false);
+      case "bucket4j" -> new Bucket4j(client, false);
+      case "bucket4j-batching" -> new Bucket4j(client, true);
+      case "lettuce-evalsha" -> new BareEvalsha(client);
+      default -> throw new IllegalArgumentException("unknown contender " + name);
+    };
+  }
+
+  /** rate-limit's RedisStore behind a RateLimiter: one EVALSHA per decision, or per batch on a hot key. */
+  final class Ours implements RedisContender {
+    private final StatefulRedisConnection<String, String> connection;
+    private final RateLimiter limiter;
+
+    Ours(RedisClient client, boolean coalescing) {
+      connection = client.connect(StringCodec.UTF8);
+      RedisStore store = RedisStore.builder().connection(connection).coalescing(coalescing)
+          .commandTimeout(Duration.ofSeconds(10)).build();
+      limiter = RateLimiter.builder().store(store).storeFailure(FailurePolicy.CLOSED)
+          .limit("api", Limit.tokenBucket(CAPACITY, PERIOD)).build();
+    }
+
+    @Override
+    public boolean acquire(String key) {
+      return limiter.limit("api", key, 1).allowed();
+    }
+
+    @Override
+    public void close() {
+      limiter.close();
+      connection.close();
+    }
+  }
+
+  /**
+   * Not a rate limiter: one {@code EVALSHA} of {@code return 1} per call through Lettuce, the
+   * most a Java client can do with one script per call on this machine.
+   */
+  final class BareEvalsha implements RedisContender {
+    private final StatefulRedisConnection<String, String> connection;
+    private final String sha;
+
+    BareEvalsha(RedisClient client) {
+      connection = client.connect(StringCodec.UTF8);
+      sha = connection.sync().scriptLoad("return 1");
+    }
+
+    @Override
+    public boolean acquire(String key) {
+      try {
+        Long one = connection.async().<Long>evalsha(sha, io.lettuce.core.ScriptOutputType.INTEGER, key).get();
+        return one == 1;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw new IllegalStateException(e.getCause());
+      }
+    }
+
+    @Override
+    public void close() {
+      connection.close();
+    }
+  }
+
+  /**
+   * bucket4j's Lettuce ProxyManager (compare-and-swap: GET, then EVAL of a CAS script), plain or
+   * with its batching optimisation; one bucket proxy per key, looked up in a map as a web app
+   * would keep them.
+   */
+  final class Bucket4j implements RedisContender {
+    private final StatefulRedisConnection<String, byte[]> connection;
+    private final ProxyManager<String> proxies;
+    private final BucketConfiguration configuration;
+    private final boolean batching;
+    private final Map<String, Bucket> buckets = new ConcurrentHashMap<>();
+
+    Bucket4j(RedisClient client, boolean batching) {
+      this.batching = batching;
+      connection = client.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
+      proxies = Bucket4jLettuce.casBasedBuilder(connection)
+          .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
+          .build();
+      configuration = BucketConfiguration.builder()
+          .addLimit(Bandwidth.builder().capacity(CAPACITY).refillGreedy(CAPACITY, PERIOD).build()).build();
+    }
+
+    @Override
+    public boolean acquire(String key) {
+      Bucket bucket = buckets.get(key);
+      if (bucket == null) {
+        bucket = buckets.computeIfAbsent(key, k -> batching
+            ? proxies.builder().withOptimization(Optimizations.batching()).build("b4j:" + k, () -> configuration)
+            : proxies.builder().build("b4j:" + k, () -> configuration));
+      }
+      return bucket.tryConsume(1);
+    }
+
+    @Override
+    public void close() {
+      connection.close();
+    }
+  }
+}

@@ -1,0 +1,381 @@
+package dev.ratelimit.benchmarks.redis;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.event.command.CommandListener;
+import io.lettuce.core.event.command.CommandStartedEvent;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The Redis comparison in one run: rate-limit's RedisStore (coalescing, and one script per
+ * decision) against bucket4j's Lettuce ProxyManager (plain and batching) on one
+ * {@code redis-server} that this program starts; a hot key and 100,000 keys; 1, 8 and 32
+ * concurrent callers. Decisions per second, p50/p99 latency, and Redis commands per decision from
+ * {@code INFO commandstats}; {@code redis-benchmark}'s bare {@code EVALSHA} and {@code GET} on the
+ * same server for scale. Rounds interleave every contender and scenario (the machine is noisy);
+ * the report gives medians.
+ *
+ * <pre>java -cp rate-limit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.redis.RedisSuite [rounds] [report.md]</pre>
+ *
+ * System properties: {@code warmup} and {@code measure} (seconds per run, default 2 and 4).
+ */
+public final class RedisSuite {
+  private static final int KEYS = 100_000;
+  private static final int[] CALLERS = {1, 8, 32};
+  private static final String[] SCENARIOS = {"hot key", "100k keys"};
+
+  private RedisSuite() {}
+
+  /**
+   * One timed run.
+   *
+   * @param clientCommands commands the client sent per decision (counted by Lettuce)
+   * @param commandsPerDecision commands Redis ran per decision ({@code INFO commandstats}: the
+   *     client's and the scripts' own calls)
+   */
+  record Run(double perSecond, double p50Millis, double p99Millis, double clientCommands,
+      Map<String, Double> commandsPerDecision) {}
+
+  /** Counts the commands Lettuce sends while it is on. */
+  static final class CommandCounter implements CommandListener {
+    final LongAdder sent = new LongAdder();
+    volatile boolean on;
+
+    @Override
+    public void commandStarted(CommandStartedEvent event) {
+      if (on) {
+        sent.increment();
+      }
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 3;
+    Path report = Path.of(args.length > 1 ? args[1] : "rate-limit-benchmarks/target/benchmarks-redis.md");
+    Duration warmup = Duration.ofSeconds(Long.getLong("warmup", 2));
+    Duration measure = Duration.ofSeconds(Long.getLong("measure", 4));
+    Map<String, List<Run>> runs = new LinkedHashMap<>();
+    Map<String, List<Double>> baselines = new LinkedHashMap<>();
+    try (RedisProcess redis = RedisProcess.start()) {
+      RedisClient client = RedisClient.create(redis.uri());
+      CommandCounter counter = new CommandCounter();
+      client.addListener(counter);
+      RedisClient adminClient = RedisClient.create(redis.uri());
+      try (StatefulRedisConnection<String, String> admin = adminClient.connect()) {
+        RedisCommands<String, String> commands = admin.sync();
+        // one short run of each first, so that no contender meets a cold JIT in round one
+        for (String contender : RedisContender.NAMES) {
+          try (RedisContender subject = RedisContender.create(contender, client)) {
+            run(subject, false, 8, Duration.ofSeconds(1), Duration.ofSeconds(1), commands, counter);
+          }
+          commands.flushall();
+        }
+        for (int round = 1; round <= rounds; round++) {
+          System.out.printf("%n=== round %d of %d ===%n", round, rounds);
+          for (Map.Entry<String, Double> baseline : redis.baselines().entrySet()) {
+            baselines.computeIfAbsent(baseline.getKey(), k -> new ArrayList<>()).add(baseline.getValue());
+            System.out.printf(Locale.ROOT, "%-60s %,10.0f/s%n", baseline.getKey(), baseline.getValue());
+          }
+          for (String scenario : SCENARIOS) {
+            for (int callers : CALLERS) {
+              List<String> order = new ArrayList<>(RedisContender.NAMES);
+              java.util.Collections.rotate(order, round); // a different contender first each round
+              for (String contender : order) {
+                commands.flushall();
+                Run run;
+                try (RedisContender subject = RedisContender.create(contender, client)) {
+                  run = run(subject, scenario.equals("hot key"), callers, warmup, measure, commands, counter);
+                }
+                runs.computeIfAbsent(key(scenario, callers, contender), k -> new ArrayList<>()).add(run);
+                System.out.printf(Locale.ROOT, "%-10s %2d callers %-24s %,10.0f/s  p50 %7.3f ms  p99 %8.3f ms  %.3f cmd/decision %s%n",
+                    scenario, callers, contender, run.perSecond(), run.p50Millis(), run.p99Millis(),
+                    run.clientCommands(), run.commandsPerDecision());
+              }
+            }
+          }
+        }
+      } finally {
+        client.shutdown();
+        adminClient.shutdown();
+      }
+      String table = table(runs, baselines, rounds, warmup, measure, redis.version());
+      System.out.println();
+      System.out.println(table);
+      Files.createDirectories(report.toAbsolutePath().getParent());
+      Files.writeString(report, table);
+      System.out.println("written to " + report);
+    }
+  }
+
+  private static String key(String scenario, int callers, String contender) {
+    return scenario + " | " + callers + " | " + contender;
+  }
+
+  /** Callers calling as fast as they can: a warm-up, then a measured window between two INFO readings. */
+  static Run run(RedisContender subject, boolean hot, int callers, Duration warmup, Duration measure,
+      RedisCommands<String, String> admin, CommandCounter counter) throws InterruptedException {
+    Thread[] threads = new Thread[callers];
+    long[][] latencies = new long[callers][];
+    int[] counts = new int[callers];
+    LongAdder decisions = new LongAdder();
+    Phase phase = new Phase();
+    CountDownLatch started = new CountDownLatch(callers);
+    for (int t = 0; t < callers; t++) {
+      int id = t;
+      threads[t] = new Thread(() -> {
+        long[] mine = new long[1 << 16];
+        int n = 0;
+        started.countDown();
+        for (;;) {
+          int now = phase.value;
+          if (now == Phase.STOP) {
+            break;
+          }
+          String key = hot ? "hot" : "user-" + ThreadLocalRandom.current().nextInt(KEYS);
+          long start = System.nanoTime();
+          if (!subject.acquire(key)) {
+            throw new IllegalStateException("a call was denied: the limit admits every call");
+          }
+          long took = System.nanoTime() - start;
+          if (now == Phase.MEASURED) {
+            if (n == mine.length) {
+              mine = Arrays.copyOf(mine, 2 * n);
+            }
+            mine[n++] = took;
+            decisions.increment();
+          }
+        }
+        latencies[id] = mine;
+        counts[id] = n;
+      }, "caller-" + t);
+      threads[t].start();
+    }
+    started.await();
+    Thread.sleep(warmup.toMillis());
+    Map<String, Long> before = commandStats(admin);
+    long sentBefore = counter.sent.sum();
+    counter.on = true;
+    long from = System.nanoTime();
+    phase.value = Phase.MEASURED;
+    Thread.sleep(measure.toMillis());
+    phase.value = Phase.STOP;
+    long to = System.nanoTime();
+    counter.on = false;
+    long sent = counter.sent.sum() - sentBefore;
+    Map<String, Long> after = commandStats(admin);
+    for (Thread thread : threads) {
+      thread.join();
+    }
+    long total = decisions.sum();
+    long[] all = new long[(int) Arrays.stream(counts).asLongStream().sum()];
+    int at = 0;
+    for (int t = 0; t < callers; t++) {
+      System.arraycopy(latencies[t], 0, all, at, counts[t]);
+      at += counts[t];
+    }
+    Arrays.sort(all);
+    Map<String, Double> perDecision = new TreeMap<>();
+    after.forEach((command, calls) -> {
+      long delta = calls - before.getOrDefault(command, 0L);
+      if (delta > 0 && !command.equals("info")) {
+        perDecision.put(command, Math.round(1000.0 * delta / total) / 1000.0);
+      }
+    });
+    return new Run(total / ((to - from) / 1e9), percentile(all, 0.50) / 1e6, percentile(all, 0.99) / 1e6,
+        (double) sent / total, perDecision);
+  }
+
+  /** Where a run is; callers read it before each call. */
+  private static final class Phase {
+    static final int WARMUP = 0;
+    static final int MEASURED = 1;
+    static final int STOP = 2;
+    volatile int value = WARMUP;
+  }
+
+  private static long percentile(long[] sorted, double p) {
+    return sorted.length == 0 ? 0 : sorted[(int) Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+  }
+
+  /** Calls per command since the server started ({@code INFO commandstats}). */
+  static Map<String, Long> commandStats(RedisCommands<String, String> admin) {
+    Map<String, Long> calls = new TreeMap<>();
+    for (String line : admin.info("commandstats").split("\r?\n")) {
+      if (line.startsWith("cmdstat_")) {
+        String command = line.substring("cmdstat_".length(), line.indexOf(':'));
+        int from = line.indexOf("calls=") + "calls=".length();
+        calls.put(command, Long.parseLong(line.substring(from, line.indexOf(',', from))));
+      }
+    }
+    return calls;
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> sorted = values.stream().sorted().toList();
+    int n = sorted.size();
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+  }
+
+  private static Run medianRun(List<Run> runs) {
+    return new Run(median(runs.stream().map(Run::perSecond).toList()), median(runs.stream().map(Run::p50Millis).toList()),
+        median(runs.stream().map(Run::p99Millis).toList()), median(runs.stream().map(Run::clientCommands).toList()),
+        medianCommands(runs));
+  }
+
+  private static Map<String, Double> medianCommands(List<Run> runs) {
+    Map<String, List<Double>> byCommand = new TreeMap<>();
+    runs.forEach(run -> run.commandsPerDecision().forEach((c, v) -> byCommand.computeIfAbsent(c, k -> new ArrayList<>()).add(v)));
+    Map<String, Double> medians = new TreeMap<>();
+    byCommand.forEach((c, values) -> {
+      while (values.size() < runs.size()) {
+        values.add(0.0);
+      }
+      medians.put(c, median(values));
+    });
+    return medians;
+  }
+
+  static String table(Map<String, List<Run>> runs, Map<String, List<Double>> baselines, int rounds, Duration warmup,
+      Duration measure, String version) {
+    StringBuilder out = new StringBuilder();
+    out.append(format("Medians of %d rounds (contenders and scenarios interleaved; %d s warm-up, %d s measured per run), "
+        + "redis-server %s on this machine. Decisions per second over all callers; latency per call; Redis commands "
+        + "sent by the client per decision (counted by Lettuce), and every command Redis ran per decision (INFO "
+        + "commandstats deltas: the client's and the scripts' own calls).%n%n", rounds, warmup.toSeconds(),
+        measure.toSeconds(), version));
+    out.append("| scenario | callers | contender | decisions/s | p50 ms | p99 ms | client cmd/decision | all commands per decision |\n");
+    out.append("|---|---|---|---|---|---|---|---|\n");
+    Map<String, Double> medianRate = new LinkedHashMap<>();
+    runs.forEach((key, list) -> {
+      String[] parts = key.split(" \\| ");
+      Run median = medianRun(list);
+      medianRate.put(key, median.perSecond());
+      out.append(format("| %s | %s | %s | %,.0f | %.3f | %.3f | %.3f | %s |%n", parts[0], parts[1], parts[2],
+          median.perSecond(), median.p50Millis(), median.p99Millis(), median.clientCommands(),
+          median.commandsPerDecision().toString().replace("{", "").replace("}", "")));
+    });
+    out.append("\nRatios of rate-limit's decisions per second:\n\n");
+    out.append("| scenario | callers | ÷ bucket4j | ÷ bucket4j batching | ÷ one script per decision | "
+        + "÷ Lettuce bare EVALSHA | ÷ redis-benchmark bare EVALSHA |\n");
+    out.append("|---|---|---|---|---|---|---|\n");
+    double evalsha = baselines.entrySet().stream().filter(e -> e.getKey().startsWith("EVALSHA return 1"))
+        .mapToDouble(e -> median(e.getValue())).findFirst().orElse(Double.NaN);
+    for (String scenario : SCENARIOS) {
+      for (int callers : CALLERS) {
+        double ours = medianRate.getOrDefault(key(scenario, callers, "rate-limit"), Double.NaN);
+        out.append(format("| %s | %d | %.2f× | %.2f× | %.2f× | %.2f× | %.0f%% |%n", scenario, callers,
+            ours / medianRate.getOrDefault(key(scenario, callers, "bucket4j"), Double.NaN),
+            ours / medianRate.getOrDefault(key(scenario, callers, "bucket4j-batching"), Double.NaN),
+            ours / medianRate.getOrDefault(key(scenario, callers, "rate-limit-uncoalesced"), Double.NaN),
+            ours / medianRate.getOrDefault(key(scenario, callers, "lettuce-evalsha"), Double.NaN),
+            100 * ours / evalsha));
+      }
+    }
+    out.append("\nredis-benchmark on the same server (medians, requests per second):\n\n");
+    baselines.forEach((name, values) -> out.append(format("- %s: %,.0f%n", name, median(values))));
+    out.append("\nRaw decisions per second per round:\n\n");
+    runs.forEach((key, list) -> out.append("- ").append(key).append(": ")
+        .append(list.stream().map(r -> format("%.0f", r.perSecond())).toList()).append('\n'));
+    return out.toString();
+  }
+
+  private static String format(String pattern, Object... values) {
+    return String.format(Locale.ROOT, pattern, values);
+  }
+
+  /** A {@code redis-server} of this run, and {@code redis-benchmark} against it. */
+  static final class RedisProcess implements AutoCloseable {
+    private final int port;
+    private final Process process;
+    private final Path directory;
+
+    private RedisProcess(int port, Process process, Path directory) {
+      this.port = port;
+      this.process = process;
+      this.directory = directory;
+    }
+
+    static RedisProcess start() throws IOException, InterruptedException {
+      int port;
+      try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+        port = socket.getLocalPort();
+      }
+      Path directory = Files.createTempDirectory("redis-bench-");
+      Process process = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
+          "--save", "", "--appendonly", "no", "--dir", directory.toString(), "--loglevel", "warning")
+          .redirectErrorStream(true).redirectOutput(directory.resolve("redis.log").toFile()).start();
+      RedisProcess redis = new RedisProcess(port, process, directory);
+      for (int i = 0; i < 200; i++) {
+        if (redis.cli("PING").strip().equals("PONG")) {
+          return redis;
+        }
+        Thread.sleep(50);
+      }
+      throw new IllegalStateException("redis-server did not start: " + Files.readString(directory.resolve("redis.log")));
+    }
+
+    String uri() {
+      return "redis://127.0.0.1:" + port;
+    }
+
+    String version() throws IOException, InterruptedException {
+      return exec("redis-server", "--version").replaceAll(".*v=(\\S+).*", "$1").strip();
+    }
+
+    String cli(String... words) throws IOException, InterruptedException {
+      List<String> command = new ArrayList<>(List.of("redis-cli", "-p", Integer.toString(port)));
+      command.addAll(List.of(words));
+      return exec(command.toArray(String[]::new));
+    }
+
+    /**
+     * redis-benchmark with 50 clients: a bare EVALSHA of {@code return 1}, and GET, as the issue
+     * states its scale; also GET of a small value, so the numbers mean the same on any server.
+     */
+    Map<String, Double> baselines() throws IOException, InterruptedException {
+      String sha = cli("SCRIPT", "LOAD", "return 1").strip();
+      cli("SET", "bench", "x");
+      Map<String, Double> rates = new LinkedHashMap<>();
+      rates.put("EVALSHA return 1 (50 clients)", benchmark("evalsha", sha, "0"));
+      rates.put("GET (50 clients)", benchmark("get", "bench"));
+      return rates;
+    }
+
+    private double benchmark(String... command) throws IOException, InterruptedException {
+      List<String> line = new ArrayList<>(List.of("redis-benchmark", "-p", Integer.toString(port), "-c", "50", "-n",
+          "200000", "-q"));
+      line.addAll(List.of(command));
+      String output = exec(line.toArray(String[]::new));
+      // "evalsha ...: 35211.27 requests per second, p50=..." (after progress lines ending in \r)
+      String last = output.substring(output.lastIndexOf('\r') + 1);
+      String rate = last.replaceAll("(?s).*?:\\s*([0-9.]+) requests per second.*", "$1");
+      return Double.parseDouble(rate);
+    }
+
+    private static String exec(String... command) throws IOException, InterruptedException {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String output = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      p.waitFor();
+      return output;
+    }
+
+    @Override
+    public void close() {
+      process.destroyForcibly();
+    }
+  }
+}

@@ -1,0 +1,44 @@
+package dev.ratelimit.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * Redis keys of a store: {@code prefix:{name:key}}. The braces are a hash tag, so a key's slot in
+ * a Redis Cluster depends on the limit's name and the key only. A {@code name:key} longer than
+ * {@link #MAX_BYTES} UTF-8 bytes (ad-hoc limits have long names; keys may be long) is replaced by
+ * its SHA-256, {@code prefix:{#hex}}, as the HTTP layer hashes long keys: Redis keys stay short,
+ * and no plain {@code name:key} can start with {@code #} (limit names are kebab-case or start
+ * with {@code ~}).
+ */
+final class KeyNames {
+  /** The longest {@code name:key}, in UTF-8 bytes, kept as it is. */
+  static final int MAX_BYTES = 256;
+
+  private final String prefix;
+
+  KeyNames(String prefix) {
+    this.prefix = prefix;
+  }
+
+  String of(String name, String key) {
+    String tag = name + ':' + key;
+    if (tag.length() * 3 > MAX_BYTES) { // cheap bound first: a char is at most 3 UTF-8 bytes
+      byte[] utf8 = tag.getBytes(StandardCharsets.UTF_8);
+      if (utf8.length > MAX_BYTES) {
+        tag = '#' + HexFormat.of().formatHex(sha256(utf8));
+      }
+    }
+    return prefix + ":{" + tag + '}';
+  }
+
+  private static byte[] sha256(byte[] bytes) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(bytes);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e); // every JVM has it
+    }
+  }
+}

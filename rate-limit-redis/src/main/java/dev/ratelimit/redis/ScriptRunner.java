@@ -1,0 +1,128 @@
+package dev.ratelimit.redis;
+
+import dev.ratelimit.StoreUnavailableException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.netty.util.Timeout;
+import io.netty.util.Timer;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs a {@link Script}: {@code EVALSHA}, and {@code EVAL} (which also caches the script) when
+ * Redis answers {@code NOSCRIPT}, as after a restart or on a Cluster node that has not seen it
+ * yet. Every call fails within the command timeout, whatever the connection's own options, and
+ * every failure is translated: Redis unreachable, slow or not ready is a
+ * {@link StoreUnavailableException} (the limiter then applies the failure policy); a script
+ * error is an {@link IllegalStateException} naming the script.
+ */
+final class ScriptRunner {
+  /** Error replies that mean "not now" rather than "wrong": the store is unavailable. */
+  private static final List<String> UNAVAILABLE = List.of("LOADING", "BUSY", "MASTERDOWN", "CLUSTERDOWN",
+      "TRYAGAIN", "READONLY", "OOM", "NOREPLICAS", "MISCONF");
+
+  private final RedisScriptingAsyncCommands<String, String> commands;
+  private final Timer timer;
+  private final long timeoutMillis;
+  private final String where;
+
+  /**
+   * @param where the store as users know it, for messages: its URI (without credentials)
+   */
+  ScriptRunner(RedisScriptingAsyncCommands<String, String> commands, Timer timer, long timeoutMillis, String where) {
+    this.commands = commands;
+    this.timer = timer;
+    this.timeoutMillis = timeoutMillis;
+    this.where = where;
+  }
+
+  String where() {
+    return where;
+  }
+
+  long timeoutMillis() {
+    return timeoutMillis;
+  }
+
+  /** The script's reply: completes normally, or exceptionally with a translated failure. */
+  CompletableFuture<List<Object>> run(Script script, String[] keys, String[] args) {
+    CompletableFuture<List<Object>> result = new CompletableFuture<>();
+    Timeout guard = timer.newTimeout(t -> result.completeExceptionally(unavailable(
+        new RedisCommandTimeoutException("no answer within " + timeoutMillis + " ms (the command timeout)"))),
+        timeoutMillis, TimeUnit.MILLISECONDS);
+    send(script, keys, args, true, result, guard);
+    return result;
+  }
+
+  private void send(Script script, String[] keys, String[] args, boolean bySha,
+      CompletableFuture<List<Object>> result, Timeout guard) {
+    RedisFuture<List<Object>> reply;
+    try {
+      reply = bySha ? commands.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)
+          : commands.eval(script.source(), ScriptOutputType.MULTI, keys, args);
+    } catch (RuntimeException e) {
+      guard.cancel();
+      result.completeExceptionally(translate(e, script));
+      return;
+    }
+    reply.whenComplete((list, error) -> {
+      if (error == null) {
+        guard.cancel();
+        result.complete(list);
+      } else if (bySha && unwrap(error) instanceof RedisNoScriptException) {
+        send(script, keys, args, false, result, guard);
+      } else {
+        guard.cancel();
+        result.completeExceptionally(translate(error, script));
+      }
+    });
+  }
+
+  /**
+   * A failure as the limiter understands it.
+   *
+   * @param script the script that failed, or {@code null} if not known
+   */
+  RuntimeException translate(Throwable error, Script script) {
+    String what = script == null ? "script" : script.toString();
+    Throwable cause = unwrap(error);
+    if (cause instanceof StoreUnavailableException unavailable) {
+      return unavailable;
+    }
+    if (cause instanceof RedisCommandExecutionException reply) {
+      String message = String.valueOf(reply.getMessage());
+      if (UNAVAILABLE.stream().anyMatch(message::startsWith)) {
+        return unavailable(reply);
+      }
+      return new IllegalStateException("Redis at " + where + " refused the rate-limit " + what + ": " + message, reply);
+    }
+    if (cause instanceof RedisException || cause instanceof IOException) {
+      return unavailable(cause);
+    }
+    if (cause instanceof RuntimeException runtime) {
+      return runtime;
+    }
+    return new IllegalStateException("rate-limit " + what + " on Redis at " + where + " failed: " + cause, cause);
+  }
+
+  StoreUnavailableException unavailable(Throwable cause) {
+    return new StoreUnavailableException("Redis at " + where + " unavailable: " + cause.getMessage(), cause);
+  }
+
+  static Throwable unwrap(Throwable error) {
+    Throwable cause = error;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+}

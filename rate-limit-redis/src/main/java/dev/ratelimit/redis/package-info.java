@@ -1,0 +1,32 @@
+/**
+ * The Redis store (DESIGN.md §4): limits' state in Redis, so that every application node makes
+ * the same decisions. Build it with {@link dev.ratelimit.redis.RedisStore#builder()}.
+ *
+ * <h2>How a decision is made</h2>
+ * One Lua script per kind of limit (resources next to these classes: {@code rules.lua} for the
+ * shared rules, {@code word.lua} or {@code object.lua} for how a decision is assembled, one file
+ * per algorithm, {@code state.lua} and a driver) runs with {@code EVALSHA}, falling back to
+ * {@code EVAL} on {@code NOSCRIPT}. It reads Redis {@code TIME} once, reads each key once with
+ * {@code GET}, decides every request of the call in order with the same arithmetic as
+ * {@code dev.ratelimit.algorithm} (same state, same formulas, same order of operations, same
+ * rules for waits), and writes each key once with {@code SET ... PX} at the moment its state is
+ * fresh again (or deletes it when it already is). Concurrent requests of one limit share a call.
+ * All-or-nothing calls over several limits are one more script over every key, when they share a
+ * slot.
+ *
+ * <h2>Keys and values</h2>
+ * {@code prefix:{name:key}} (a hash tag: one slot per name and key), with {@code name:key} longer
+ * than 256 UTF-8 bytes replaced by {@code #} and its SHA-256. The value is a string: eight hex
+ * digits that fingerprint the limit (a name bound to another limit reads old keys as fresh),
+ * then the state: for token bucket, GCRA and fixed window the algorithm's number ({@code %.17g}),
+ * the latest time stored and the key's timeline base (whole milliseconds); for a sliding window
+ * the latest time, the newest sub-window and its counts; for a sliding log the latest time and
+ * its (time, units) entries; for a quota its period and the units used.
+ *
+ * <h2>Failures</h2>
+ * No answer within the command timeout, a lost connection or a server not ready
+ * ({@code LOADING}, {@code BUSY}, {@code READONLY}, ...) fail the call with
+ * {@link dev.ratelimit.StoreUnavailableException}, and the limiter applies each limit's failure
+ * policy; a script error is an {@link java.lang.IllegalStateException} naming the script.
+ */
+package dev.ratelimit.redis;

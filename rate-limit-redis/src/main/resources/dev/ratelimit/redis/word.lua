@@ -1,0 +1,206 @@
+-- How token bucket, GCRA and fixed window assemble a decision from their level over time, as
+-- dev.ratelimit.algorithm.WordAlgorithm (and WordKeySpace, the in-memory store) do it.
+--
+-- State: one number (the algorithm's "word") and a stamp, the latest time stored, both on the
+-- key's own timeline t = now - base - offset. The base is fixed when the key is first stored
+-- (aligned to the period for fixed windows), so the doubles stay small and exact even at epoch
+-- times, as the in-memory store's base per limit does; the offset places fixed windows at their
+-- start or the key's phase. A key never seen (or reset, or expired) is FRESH: full.
+--
+-- Stored value (after the limit's fingerprint): word (%.17g), stamp and base (whole ms; '-' for
+-- no stamp).
+--
+-- A limit L is a table of numbers (capacity, max_reserved, tol, offset, base_period and the
+-- algorithm's own) with L.alg, the algorithm: level(L, word, stamp, now),
+-- with_level(L, word, stamp, now, level), estimate_wait(L, word, stamp, now, level, units),
+-- slope and uses_stamp. Functions take L rather than closing over it, so that building a limit
+-- on each script call costs one small table.
+
+local FRESH = -INF    -- WordAlgorithm.FRESH: every algorithm reads it as the capacity
+local NO_STAMP = -INF -- WordAlgorithm.NO_STAMP: max(stamp, now) is now
+
+-- Milliseconds until the level (lvl at now) reaches units: the closed form when it is safely
+-- away from a millisecond boundary, else a search over the algorithm's own levels.
+local function word_wait_until(L, word, stamp, now, lvl, units)
+  if reaches(lvl, units, L.tol) then
+    return 0
+  end
+  local alg = L.alg
+  local estimate = alg.estimate_wait(L, word, stamp, now, lvl, units - L.tol)
+  local exact = exact_ceil(estimate, alg.slope(L), units, L.capacity, now)
+  if exact >= 0 then
+    return exact
+  end
+  return first_reaching(function(t) return alg.level(L, word, stamp, t) end, now, units, L.tol, estimate)
+end
+
+local function word_wait_from(L, word, stamp, now, units)
+  return word_wait_until(L, word, stamp, now, L.alg.level(L, word, stamp, now), units)
+end
+
+-- WordAlgorithm.decide: the decision for one request, changing nothing (checks, denials, 0 units,
+-- and the decision behind a reservation).
+local function word_decide(L, word, stamp, op, count, max_wait, now)
+  local alg = L.alg
+  local capacity = L.capacity
+  local lvl = alg.level(L, word, stamp, now)
+  local floor_level = floor_of(op, L.max_reserved)
+  if not reaches(lvl - count, floor_level, L.tol) then
+    -- denied: the current level, and when the same request would be admitted (a reservation:
+    -- when it would fit within maxReserved)
+    local needed = count
+    if op == 'r' then
+      needed = count - L.max_reserved
+    end
+    return decision(0, lvl, word_wait_until(L, word, stamp, now, lvl, needed),
+        word_wait_until(L, word, stamp, now, lvl, capacity))
+  end
+  -- admissible: a check, 0 units, or a reservation that may still be too far off
+  local after = java_max(lvl - count, floor_level)
+  local consumes = op ~= 'c' and count > 0
+  local next_word, next_stamp = word, stamp
+  if consumes then
+    next_word = alg.with_level(L, word, stamp, now, after)
+    next_stamp = max(stamp, now)
+  end
+  -- a reservation, even of 0 units, runs once the key is out of debt
+  local wait = 0
+  if op == 'r' then
+    wait = word_wait_from(L, next_word, next_stamp, now, 0)
+  end
+  if wait > max_wait then
+    -- it would fit, but not within the caller's wait: denied, retry as soon as it would
+    return decision(0, lvl, wait - max_wait, word_wait_until(L, word, stamp, now, lvl, capacity))
+  end
+  local remaining, reset_after = after, nil
+  if op == 'c' then
+    remaining = lvl
+  end
+  if consumes then
+    reset_after = word_wait_from(L, next_word, next_stamp, now, capacity)
+  else
+    reset_after = word_wait_until(L, word, stamp, now, lvl, capacity)
+  end
+  return decision(1, remaining, wait, reset_after)
+end
+
+-- WordAlgorithm.next: the word to write for an admitted request that consumes, or nil when
+-- nothing is written (a denial, a check, 0 units).
+local function word_next(L, word, stamp, op, count, max_wait, now)
+  if op == 'c' or count == 0 then
+    return nil
+  end
+  local alg = L.alg
+  if op == 'r' then
+    local d = word_decide(L, word, stamp, op, count, max_wait, now)
+    if d[1] == 1 then
+      return alg.with_level(L, word, stamp, now, d[2])
+    end
+    return nil
+  end
+  local after = alg.level(L, word, stamp, now) - count
+  if reaches(after, 0, L.tol) then
+    if not (after > 0) then
+      after = 0
+    end
+    return alg.with_level(L, word, stamp, now, after)
+  end
+  return nil
+end
+
+-- WordAlgorithm.admitted: the decision for a request whose word was written.
+local function word_admitted(L, word, stamp, op, now)
+  local lvl = L.alg.level(L, word, stamp, now)
+  local wait = 0
+  if op == 'r' then
+    wait = word_wait_until(L, word, stamp, now, lvl, 0)
+  end
+  return decision(1, lvl, wait, word_wait_until(L, word, stamp, now, lvl, L.capacity))
+end
+
+-- The parts of a key's state: FRESH for a key with no state (nil), else { word, stamp, base }.
+local function word_unpack(L, state, now)
+  if state == nil then
+    return FRESH, NO_STAMP, now - now % L.base_period
+  end
+  return state[1], state[2], state[3]
+end
+
+-- One request (op 'l' limit, 'c' check, 'r' reserve) at now (epoch ms), as WordKeySpace.applyAt:
+-- returns the state afterwards, the decision, and whether the state changed.
+local function word_apply(L, state, op, count, max_wait, now)
+  local word, stamp, base = word_unpack(L, state, now)
+  local t = now - base - L.offset
+  local next_word = word_next(L, word, stamp, op, count, max_wait, t)
+  if next_word == nil then
+    return state, word_decide(L, word, stamp, op, count, max_wait, t), false
+  end
+  local next_stamp = stamp
+  if L.alg.uses_stamp then
+    next_stamp = max(stamp, t) -- a clock going back never lowers the stamp
+  end
+  return { next_word, next_stamp, base }, word_admitted(L, next_word, next_stamp, op, t), true
+end
+
+-- Gives count unused units back, never above the capacity (WordKeySpace.refundAt); the decision
+-- is a check for 0 units afterwards.
+local function word_refund(L, state, count, now)
+  local word, stamp, base = word_unpack(L, state, now)
+  local t = now - base - L.offset
+  if state == nil then
+    return nil, word_decide(L, FRESH, NO_STAMP, 'c', 0, 0, t)
+  end
+  local level = min(L.capacity, L.alg.level(L, word, stamp, t) + count)
+  local next_word = L.alg.with_level(L, word, stamp, t, level)
+  -- the refunded state is read at max(t, stamp), as a consumption's: its time is stored too
+  local next_stamp = stamp
+  if L.alg.uses_stamp then
+    next_stamp = max(stamp, t)
+  end
+  return { next_word, next_stamp, base }, word_decide(L, next_word, next_stamp, 'c', 0, 0, t)
+end
+
+-- Milliseconds until the key is back to its full, fresh state (0: it is, and may be dropped).
+local function word_until_fresh(L, state, now)
+  if state == nil then
+    return 0
+  end
+  local word, stamp, base = word_unpack(L, state, now)
+  return word_wait_from(L, word, stamp, now - base - L.offset, L.capacity)
+end
+
+local function word_load(L, value)
+  local fingerprint, word, stamp, base = string.match(value, '^(%S+) (%S+) (%S+) (%S+)$')
+  if stamp == '-' then
+    stamp = NO_STAMP
+  end
+  return fingerprint, { tonumber(word), tonumber(stamp), tonumber(base) }
+end
+
+-- stamp and base are whole milliseconds
+local function word_encode(L, state)
+  local stamp = '-'
+  if state[2] ~= NO_STAMP then
+    stamp = string.format('%d', state[2])
+  end
+  return num(state[1]) .. ' ' .. stamp .. ' ' .. string.format('%d', state[3])
+end
+
+-- A limit of a word kind, from the parameters every one of them shares: rate, period (ms),
+-- capacity, maxReserved (-1: unbounded), offset (fixed windows: where the key's windows begin,
+-- modulo the period); base_period: the base is a multiple of it (the period for fixed windows,
+-- else 1 ms).
+local function word_limit(alg, rate, period, capacity, max_reserved, offset, base_period)
+  capacity = tonumber(capacity)
+  max_reserved = tonumber(max_reserved)
+  if max_reserved < 0 then
+    max_reserved = INF
+  end
+  return {
+    alg = alg, rate = tonumber(rate), period = tonumber(period), capacity = capacity,
+    max_reserved = max_reserved, tol = tolerance(capacity), offset = tonumber(offset),
+    base_period = base_period or 1,
+    apply = word_apply, refund = word_refund, until_fresh = word_until_fresh, load = word_load,
+    encode = word_encode,
+  }
+end

@@ -1,0 +1,66 @@
+package dev.ratelimit.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+import static org.awaitility.Awaitility.await;
+
+import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.StoreUnavailableException;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Redis behind a Sentinel: the store finds the master through it ({@code redis-sentinel://} URI)
+ * and, after a failover, decides on the promoted replica, with the state it replicated.
+ */
+class RedisSentinelIT {
+  private RedisServer master;
+  private RedisServer replica;
+  private RedisSentinel sentinel;
+
+  @BeforeEach
+  void startRedis() {
+    master = RedisServer.start();
+    replica = RedisServer.start("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+    sentinel = RedisSentinel.watching(master, 1000);
+  }
+
+  @AfterEach
+  void stopRedis() {
+    for (AutoCloseable process : List.<AutoCloseable>of(sentinel, replica, master)) {
+      try {
+        process.close();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  @Test
+  void failover_decisionsMoveToThePromotedReplicaWithTheirState() {
+    RedisStore store = RedisStore.builder().uri(sentinel.uri()).commandTimeout(Duration.ofSeconds(1)).build();
+    try (RateLimiter limiter = RateLimiter.builder().store(store).storeFailure(FailurePolicy.CLOSED)
+        .storeRetry(Duration.ofMillis(100)).limit("api", "token-bucket rate=5 period=365d").build()) {
+      assertThat(limiter.limit("api", "k", 3).allowed()).isTrue();
+      assertThat(master.call("EXISTS", "ratelimit:{api:k}")).as("on the master").isEqualTo(1L);
+      assertThat(master.call("WAIT", "1", "5000")).as("replicated").isEqualTo(1L);
+
+      master.kill();
+      await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
+        try {
+          return limiter.check("api", "k", 0).remaining() < 5;
+        } catch (StoreUnavailableException duringFailover) {
+          return false;
+        }
+      });
+      assertThat(((String) replica.call("INFO", "replication"))).contains("role:master");
+      assertThat(limiter.check("api", "k", 0).remaining()).as("the replicated state").isCloseTo(2, within(1e-3));
+      assertThat(limiter.limit("api", "k", 2).allowed()).isTrue();
+      assertThat(limiter.limit("api", "k", 1).allowed()).isFalse();
+    }
+  }
+}

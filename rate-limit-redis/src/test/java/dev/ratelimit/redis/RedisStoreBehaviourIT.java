@@ -1,0 +1,198 @@
+package dev.ratelimit.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+import static org.awaitility.Awaitility.await;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Decisions;
+import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.LimitCall;
+import dev.ratelimit.RateLimiter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * What the Redis store does beyond the contract, on a real server and Redis TIME: keys expire
+ * when their state is fresh, scripts come back after a flush, script errors are clear, hot keys
+ * share script calls without losing order, all-or-nothing calls are one script.
+ */
+class RedisStoreBehaviourIT {
+  private static final AtomicInteger PREFIXES = new AtomicInteger();
+  private static RedisServer server;
+  private static RedisStore store;
+
+  @BeforeAll
+  static void startRedis() {
+    server = RedisServer.start();
+    store = RedisStore.builder().uri(server.uri()).commandTimeout(Duration.ofSeconds(5)).build();
+  }
+
+  @AfterAll
+  static void stopRedis() {
+    if (store != null) {
+      store.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  /** A limiter on the shared store whose failures surface (no silent fallback), under a new prefix. */
+  private static RateLimiter limiter(RedisStore on, String... namesAndSpecs) {
+    RateLimiter.Builder builder = RateLimiter.builder().store(on).storeFailure(FailurePolicy.CLOSED);
+    for (int i = 0; i < namesAndSpecs.length; i += 2) {
+      builder.limit(namesAndSpecs[i], namesAndSpecs[i + 1]);
+    }
+    return builder.build();
+  }
+
+  private static RedisStore storeWithPrefix(String prefix, boolean coalescing) {
+    return RedisStore.builder().uri(server.uri()).keyPrefix(prefix).coalescing(coalescing)
+        .commandTimeout(Duration.ofSeconds(5)).build();
+  }
+
+  private static long pttl(String key) {
+    return (Long) server.call("PTTL", key);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket rate=10 period=1h", "gcra rate=10 period=1h", "fixed-window rate=10 period=1h",
+      "sliding-window rate=10 period=1h", "sliding-log rate=10 period=1h", "quota rate=10 cadence=day"})
+  void limit_setsTheKeyToExpireWhenItsStateIsFreshAgain(String spec) {
+    RateLimiter limiter = limiter(store, "e" + PREFIXES.incrementAndGet(), spec);
+    String name = limiter.limits().keySet().iterator().next();
+    Decision decision = limiter.limit(name, "k", 3);
+    long ttl = pttl("ratelimit:{" + name + ":k}");
+    assertThat(ttl).as("PTTL against resetAfter %s", decision.resetAfterMillis())
+        .isBetween(decision.resetAfterMillis() - 2000, decision.resetAfterMillis());
+  }
+
+  @Test
+  void freshState_isDeletedAndExpiryNeverChangesADecision() {
+    RateLimiter limiter = limiter(store, "fresh", "token-bucket rate=100 period=1s capacity=10");
+    String key = "ratelimit:{fresh:k}";
+    limiter.limit("fresh", "k", 4);
+    assertThat(server.call("EXISTS", key)).isEqualTo(1L);
+    assertThat(limiter.refund("fresh", "k", 4).remaining()).isEqualTo(10);
+    assertThat(server.call("EXISTS", key)).as("a refund back to full deletes the key").isEqualTo(0L);
+
+    Decision taken = limiter.limit("fresh", "k", 1);
+    assertThat(taken.resetAfterMillis()).isBetween(1L, 10L);
+    await().atMost(Duration.ofSeconds(5)).until(() -> server.call("EXISTS", key).equals(0L));
+    assertThat(limiter.check("fresh", "k", 0).remaining()).as("expired: exactly full, as it was anyway").isEqualTo(10);
+  }
+
+  @Test
+  void scripts_runAgainAfterRedisForgetsThem() {
+    RateLimiter limiter = limiter(store, "flush", "token-bucket rate=5 period=1h");
+    limiter.limit("flush", "k", 1);
+    server.call("SCRIPT", "FLUSH");
+    long evals = server.calls("eval");
+    assertThat(limiter.limit("flush", "k", 1).remaining()).isCloseTo(3, within(1e-3));
+    assertThat(server.calls("eval")).as("NOSCRIPT, then EVAL").isEqualTo(evals + 1);
+    long shas = server.calls("evalsha");
+    assertThat(limiter.limit("flush", "k", 1).remaining()).isCloseTo(2, within(1e-3));
+    assertThat(server.calls("evalsha")).isEqualTo(shas + 1);
+    assertThat(server.calls("eval")).as("cached again").isEqualTo(evals + 1);
+  }
+
+  @Test
+  void scriptErrors_surfaceAsIllegalStateExceptionsNamingTheScript() {
+    RateLimiter limiter = limiter(store, "wrong", "token-bucket rate=5 period=1h");
+    server.call("HSET", "ratelimit:{wrong:k}", "someone", "else");
+    assertThatThrownBy(() -> limiter.limit("wrong", "k", 1))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("Redis at " + server.uri())
+        .hasMessageContaining("token-bucket script")
+        .hasMessageContaining("WRONGTYPE");
+    assertThat(limiter.storeAvailable()).as("a script error is not an outage").isTrue();
+  }
+
+  @Test
+  void coalescing_decidesConcurrentRequestsOnOneKeyInOrderWithFewerScriptCalls() {
+    RateLimiter limiter = limiter(store, "hot", "token-bucket rate=1000 period=365d");
+    long before = server.calls("evalsha");
+    List<CompletableFuture<Decision>> decisions = new ArrayList<>();
+    for (int i = 0; i < 500; i++) {
+      decisions.add(limiter.limitAsync("hot", "k", 1).toCompletableFuture());
+    }
+    for (int i = 0; i < decisions.size(); i++) {
+      assertThat(decisions.get(i).join().remaining()).as("request %d, decided in order", i).isCloseTo(999 - i, within(1e-3));
+    }
+    assertThat(server.calls("evalsha") - before).as("script calls for 500 requests").isLessThan(500).isPositive();
+  }
+
+  @Test
+  void coalescing_decidesRequestsOnManyKeysInSharedCallsEachKeyInOrder() {
+    RateLimiter limiter = limiter(store, "many", "gcra rate=100 period=365d");
+    long before = server.calls("evalsha");
+    List<CompletableFuture<Decision>> decisions = new ArrayList<>();
+    for (int i = 0; i < 600; i++) {
+      decisions.add(limiter.limitAsync("many", "user-" + i % 12, 1).toCompletableFuture());
+    }
+    for (int i = 0; i < decisions.size(); i++) {
+      Decision decision = decisions.get(i).join();
+      int nth = i / 12; // the nth request on its key
+      assertThat(decision.allowed()).as("request %d", i).isEqualTo(nth < 100);
+      if (nth < 100) {
+        assertThat(decision.remaining()).as("request %d, in order on its key", i).isCloseTo(99 - nth, within(1e-3));
+      }
+    }
+    assertThat(server.calls("evalsha") - before).as("script calls for 600 requests on 12 keys").isLessThan(600);
+  }
+
+  @Test
+  void withoutCoalescing_everyRequestIsOneScriptCall() {
+    try (RedisStore plain = storeWithPrefix("plain", false)) {
+      RateLimiter limiter = limiter(plain, "one", "token-bucket rate=1000 period=365d");
+      long before = server.calls("evalsha");
+      List<CompletableFuture<Decision>> decisions = new ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        decisions.add(limiter.limitAsync("one", "k", 1).toCompletableFuture());
+      }
+      decisions.forEach(CompletableFuture::join);
+      assertThat(server.calls("evalsha") - before).isEqualTo(200);
+      assertThat(limiter.check("one", "k", 0).remaining()).isCloseTo(800, within(1e-3));
+    }
+  }
+
+  @Test
+  void limitAll_isOneScriptCallThatWritesNothingWhenDenied() {
+    RateLimiter limiter = limiter(store, "burst", "token-bucket rate=5 period=1h", "daily",
+        "fixed-window rate=3 period=1d", "log", "sliding-log rate=10 period=1h");
+    long before = server.calls("evalsha");
+    Decisions first = limiter.limitAll(LimitCall.of("burst", "u", 2), LimitCall.of("daily", "u", 2),
+        LimitCall.of("log", "u", 2));
+    assertThat(first.allowed()).isTrue();
+    assertThat(server.calls("evalsha") - before).isEqualTo(1);
+
+    Decisions denied = limiter.limitAll(LimitCall.of("burst", "u", 2), LimitCall.of("daily", "u", 2),
+        LimitCall.of("log", "u", 2));
+    assertThat(denied.allowed()).isFalse();
+    assertThat(server.calls("evalsha") - before).isEqualTo(2);
+    assertThat(limiter.check("burst", "u", 0).remaining()).as("nothing taken").isCloseTo(3, within(1e-3));
+    assertThat(limiter.check("log", "u", 0).remaining()).as("nothing taken").isCloseTo(8, within(1e-3));
+  }
+
+  @Test
+  void rebindingANameToAnotherLimit_startsFromFreshState() {
+    try (RedisStore shared = storeWithPrefix("rebind", true)) {
+      RateLimiter before = limiter(shared, "api", "token-bucket rate=5 period=1h");
+      assertThat(before.limit("api", "k", 5).allowed()).isTrue();
+      RateLimiter after = limiter(shared, "api", "token-bucket rate=6 period=1h");
+      assertThat(after.check("api", "k", 0).remaining()).as("another limit: fresh").isEqualTo(6);
+      RateLimiter same = limiter(shared, "api", "token-bucket rate=5 period=1h");
+      assertThat(same.check("api", "k", 0).remaining()).as("the same limit: its state").isCloseTo(0, within(1e-3));
+    }
+  }
+}
