@@ -262,6 +262,7 @@ public final class RedisStore implements RateLimitStore {
   /** Configures a {@link RedisStore}: where Redis is (one of four ways), and how to talk to it. */
   public static final class Builder {
     private String uri;
+    private RedisURI redisUri;
     private List<String> clusterUris;
     private RedisClient client;
     private RedisClusterClient clusterClient;
@@ -282,6 +283,15 @@ public final class RedisStore implements RateLimitStore {
      */
     public Builder uri(String uri) {
       this.uri = Objects.requireNonNull(uri, "uri");
+      this.redisUri = null;
+      return this;
+    }
+
+    /** As {@link #uri(String)}, from Lettuce's own form (credentials need no escaping). */
+    public Builder uri(RedisURI uri) {
+      Objects.requireNonNull(uri, "uri");
+      this.uri = (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ":" + uri.getPort() + "/" + uri.getDatabase();
+      this.redisUri = uri;
       return this;
     }
 
@@ -371,7 +381,7 @@ public final class RedisStore implements RateLimitStore {
       int sources = (clusterUris != null ? 1 : 0) + (client != null ? 1 : 0) + (clusterClient != null ? 1 : 0)
           + (connection != null ? 1 : 0) + (clusterConnection != null ? 1 : 0);
       if (sources == 0 && uri != null) {
-        return standalone(parse(uri));
+        return standalone(redisUri != null ? redisUri : parse(uri));
       }
       if (sources != 1 || (uri != null && client == null)) {
         throw new IllegalStateException("configure exactly one of uri, cluster, client (with an optional uri) "
@@ -388,7 +398,7 @@ public final class RedisStore implements RateLimitStore {
       if (client != null) {
         String where = uri != null ? withoutCredentials(uri) : "a Lettuce client";
         StatefulRedisConnection<String, String> own = connect(where, () -> uri != null
-            ? client.connect(StringCodec.UTF8, parse(uri)) : client.connect(StringCodec.UTF8));
+            ? client.connect(StringCodec.UTF8, redisUri != null ? redisUri : parse(uri)) : client.connect(StringCodec.UTF8));
         return new RedisStore(runner(own.async(), own, where), prefix, clock, coalescing, false, own::close);
       }
       if (clusterClient != null) {

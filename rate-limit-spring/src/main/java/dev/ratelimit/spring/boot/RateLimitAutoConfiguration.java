@@ -29,7 +29,8 @@ import org.springframework.context.annotation.Import;
  */
 @AutoConfiguration
 @EnableConfigurationProperties(RateLimitProperties.class)
-@Import({RateLimitingConfiguration.class, RateLimitWebConfiguration.class})
+@Import({RateLimitingConfiguration.class, RateLimitWebConfiguration.class, RateLimitStoreConfiguration.Redis.class,
+    RateLimitStoreConfiguration.Bucket4j.class})
 public final class RateLimitAutoConfiguration {
 
   @Bean
