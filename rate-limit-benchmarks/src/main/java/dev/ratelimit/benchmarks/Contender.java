@@ -2,6 +2,9 @@ package dev.ratelimit.benchmarks;
 
 import com.google.common.util.concurrent.RateLimiter;
 import dev.ratelimit.Decision;
+import dev.ratelimit.bucket4j.Bucket4jStore;
+import dev.ratelimit.store.InMemoryStore;
+import dev.ratelimit.store.RateLimitStore;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.ConsumptionProbe;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
@@ -51,7 +54,8 @@ public interface Contender {
 
   static Contender create(String name, Config config) {
     return switch (name) {
-      case "rate-limit" -> new Ours(config);
+      case "rate-limit" -> new Ours(config, new InMemoryStore());
+      case "rate-limit-bucket4j" -> new Ours(config, Bucket4jStore.local());
       case "bucket4j" -> new Bucket4j(config);
       case "resilience4j" -> new Resilience4j(config);
       case "guava" -> new Guava(config);
@@ -61,12 +65,15 @@ public interface Contender {
     };
   }
 
-  /** rate-limit's in-memory store behind a {@link dev.ratelimit.RateLimiter}. */
+  /**
+   * rate-limit's {@link dev.ratelimit.RateLimiter} on a store: the in-memory one, or bucket4j's
+   * local buckets through the bridge (what letting bucket4j hold the state costs).
+   */
   final class Ours implements Contender {
     private final dev.ratelimit.RateLimiter limiter;
 
-    Ours(Config config) {
-      limiter = dev.ratelimit.RateLimiter.builder()
+    Ours(Config config, RateLimitStore store) {
+      limiter = dev.ratelimit.RateLimiter.builder().store(store)
           .limit("api", dev.ratelimit.Limit.tokenBucket(config.rate(), config.period())).build();
     }
 

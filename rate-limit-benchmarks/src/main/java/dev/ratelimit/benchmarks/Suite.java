@@ -27,7 +27,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * <pre>java -cp rate-limit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.Suite [rounds] [report.md]</pre>
  */
 public final class Suite {
-  private static final List<String> CONTENDERS = List.of("rate-limit", "bucket4j", "resilience4j", "guava", "map-lookup", "map-clock-cas");
+  private static final List<String> CONTENDERS = List.of("rate-limit", "rate-limit-bucket4j", "bucket4j", "resilience4j", "guava", "map-lookup",
+      "map-clock-cas");
   private static final String[] JVM = {"-Xms4g", "-Xmx4g", "-XX:+UseG1GC"};
 
   private Suite() {}

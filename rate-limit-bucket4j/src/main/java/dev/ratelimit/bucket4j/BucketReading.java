@@ -1,5 +1,7 @@
 package dev.ratelimit.bucket4j;
 
+import dev.ratelimit.store.Waits;
+
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketState;
 import io.github.bucket4j.VerboseResult;
@@ -74,37 +76,8 @@ record BucketReading(BucketState state, long nowNanos, BucketMapping mapping) {
       return 0;
     }
     long estimate = Math.max(0, estimateNanos);
-    long high = estimate >= NEVER * NANOS_PER_MILLI ? NEVER : Math.max(1, ceilMillis(estimate));
-    long low;
-    if (reaches(high, tokens)) {
-      if (!reaches(high - 1, tokens)) {
-        return high;
-      }
-      low = high - 1;
-      for (long step = 2; low > 0 && reaches(low, tokens); step *= 2) {
-        high = low;
-        low = Math.max(0, high - step);
-      }
-    } else {
-      low = high;
-      for (long step = 1; !reaches(high, tokens); step *= 2) {
-        if (high >= NEVER) {
-          return NEVER; // callers refuse counts that can never be admitted; this is a backstop
-        }
-        low = high;
-        high = Math.min(NEVER, high + step);
-      }
-    }
-    // not reached at low, reached at high
-    while (high - low > 1) {
-      long middle = low + (high - low) / 2;
-      if (reaches(middle, tokens)) {
-        high = middle;
-      } else {
-        low = middle;
-      }
-    }
-    return high;
+    long start = estimate >= NEVER * NANOS_PER_MILLI ? NEVER : ceilMillis(estimate);
+    return Waits.first(millis -> reaches(millis, tokens), start, NEVER);
   }
 
   private boolean reaches(long millis, long tokens) {

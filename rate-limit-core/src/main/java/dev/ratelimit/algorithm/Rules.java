@@ -2,6 +2,7 @@ package dev.ratelimit.algorithm;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.store.Operation;
+import dev.ratelimit.store.Waits;
 
 /**
  * The rules every algorithm shares: what a request needs, when units count as reached, how waits
@@ -18,8 +19,8 @@ final class Rules {
   /** Float noise in a level, relative to the larger of the capacity and the units: about 50 ulps. */
   private static final double NOISE = 1e-14;
 
-  /** A wait that stands for "not within any time a caller could wait" (about 73 million years). */
-  static final long NEVER = Long.MAX_VALUE / 4;
+  /** A wait that stands for "not within any time a caller could wait". */
+  static final long NEVER = Waits.NEVER;
 
   private Rules() {}
 
@@ -89,36 +90,6 @@ final class Rules {
    * units.
    */
   static long firstReaching(LevelAt levels, long now, double units, double tolerance, double estimate) {
-    long high = Math.min(NEVER, Math.max(1, ceil(estimate)));
-    long low;
-    if (reaches(levels.level(now + high), units, tolerance)) {
-      if (!reaches(levels.level(now + high - 1), units, tolerance)) {
-        return high;
-      }
-      low = high - 1;
-      for (long step = 2; low > 0 && reaches(levels.level(now + low), units, tolerance); step *= 2) {
-        high = low;
-        low = Math.max(0, high - step);
-      }
-    } else {
-      low = high;
-      for (long step = 1; !reaches(levels.level(now + high), units, tolerance); step *= 2) {
-        if (high >= NEVER) {
-          return NEVER; // callers refuse counts that can never be admitted; this is a backstop
-        }
-        low = high;
-        high = Math.min(NEVER, high + step);
-      }
-    }
-    // levels at low don't reach, at high do
-    while (high - low > 1) {
-      long middle = low + (high - low) / 2;
-      if (reaches(levels.level(now + middle), units, tolerance)) {
-        high = middle;
-      } else {
-        low = middle;
-      }
-    }
-    return high;
+    return Waits.first(t -> reaches(levels.level(now + t), units, tolerance), ceil(estimate));
   }
 }
