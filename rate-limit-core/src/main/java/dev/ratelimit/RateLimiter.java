@@ -310,6 +310,9 @@ public final class RateLimiter implements AutoCloseable {
 
       @Override
       public KeySpace guard(KeySpace raw) {
+        if (store instanceof InMemoryStore) {
+          return raw; // it never fails (its fallback would be another in-memory store): no guard on the hot path
+        }
         FailurePolicy policy = raw.limit().failure() != null ? raw.limit().failure() : storeFailure;
         KeySpace[] local = new KeySpace[1];
         return new GuardedKeySpace(raw, policy, health, () -> {

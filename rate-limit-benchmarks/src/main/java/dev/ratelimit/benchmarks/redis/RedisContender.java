@@ -3,6 +3,7 @@ package dev.ratelimit.benchmarks.redis;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.bucket4j.Bucket4jStore;
 import dev.ratelimit.redis.RedisStore;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
@@ -32,7 +33,7 @@ interface RedisContender extends AutoCloseable {
   Duration PERIOD = Duration.ofDays(36_500);
 
   List<String> NAMES = List.of("rate-limit", "rate-limit-uncoalesced", "bucket4j", "bucket4j-batching",
-      "lettuce-evalsha");
+      "rate-limit-bucket4j", "lettuce-evalsha");
 
   /** One decision for one unit on {@code key}, synchronously; whether it was admitted. */
   boolean acquire(String key);
@@ -46,6 +47,7 @@ interface RedisContender extends AutoCloseable {
       case "rate-limit-uncoalesced" -> new Ours(client, false);
       case "bucket4j" -> new Bucket4j(client, false);
       case "bucket4j-batching" -> new Bucket4j(client, true);
+      case "rate-limit-bucket4j" -> new Bridge(client);
       case "lettuce-evalsha" -> new BareEvalsha(client);
       default -> throw new IllegalArgumentException("unknown contender " + name);
     };
@@ -67,6 +69,35 @@ interface RedisContender extends AutoCloseable {
     @Override
     public boolean acquire(String key) {
       return limiter.limit("api", key, 1).allowed();
+    }
+
+    @Override
+    public void close() {
+      limiter.close();
+      connection.close();
+    }
+  }
+
+  /**
+   * rate-limit's API with bucket4j holding the state: {@code Bucket4jStore} over the same
+   * bucket4j-lettuce ProxyManager as {@link Bucket4j}, behind a RateLimiter.
+   */
+  final class Bridge implements RedisContender {
+    private final StatefulRedisConnection<String, byte[]> connection;
+    private final RateLimiter limiter;
+
+    Bridge(RedisClient client) {
+      connection = client.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
+      ProxyManager<String> proxies = Bucket4jLettuce.casBasedBuilder(connection)
+          .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
+          .build();
+      limiter = RateLimiter.builder().store(Bucket4jStore.of(proxies)).storeFailure(FailurePolicy.CLOSED)
+          .limit("api", Limit.tokenBucket(CAPACITY, PERIOD)).build();
+    }
+
+    @Override
+    public boolean acquire(String key) {
+      return limiter.limit("api", "bridge:" + key, 1).allowed();
     }
 
     @Override
