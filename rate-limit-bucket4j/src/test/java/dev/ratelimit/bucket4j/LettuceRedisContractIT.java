@@ -8,7 +8,6 @@ import dev.ratelimit.contract.RateLimitStoreContract;
 import dev.ratelimit.redis.RedisServer;
 import dev.ratelimit.store.RateLimitStore;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
@@ -21,21 +20,17 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class LettuceRedisContractIT extends RateLimitStoreContract {
   private static RedisServer server;
-  private static RedisClient client;
   private static StatefulRedisConnection<byte[], byte[]> connection;
 
   @BeforeAll
   static void startRedis() {
     server = RedisServer.start();
-    client = RedisClient.create(server.uri());
-    connection = client.connect(ByteArrayCodec.INSTANCE);
+    connection = server.connect(ByteArrayCodec.INSTANCE);
   }
 
   @AfterAll
   static void stopRedis() {
-    connection.close();
-    client.shutdown();
-    server.close();
+    server.close(); // closes the connection too
   }
 
   @Override

@@ -10,7 +10,6 @@ import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.Operation;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
@@ -24,22 +23,18 @@ import org.junit.jupiter.api.Test;
 class LettuceRedisStoreIT {
   private static final Limit LIMIT = Limit.parse("token-bucket rate=10 period=1s");
   private static RedisServer server;
-  private static RedisClient client;
   private static StatefulRedisConnection<byte[], byte[]> connection;
   private final ManualClock clock = new ManualClock(1_767_225_600_000L);
 
   @BeforeAll
   static void startRedis() {
     server = RedisServer.start();
-    client = RedisClient.create(server.uri());
-    connection = client.connect(ByteArrayCodec.INSTANCE);
+    connection = server.connect(ByteArrayCodec.INSTANCE);
   }
 
   @AfterAll
   static void stopRedis() {
-    connection.close();
-    client.shutdown();
-    server.close();
+    server.close(); // closes the connection too
   }
 
   @BeforeEach

@@ -1,8 +1,6 @@
 package dev.ratelimit.redis;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import dev.ratelimit.store.LongKeys;
 import java.util.HexFormat;
 
 /**
@@ -25,20 +23,9 @@ final class KeyNames {
 
   String of(String name, String key) {
     String tag = name + ':' + key;
-    if (tag.length() * 3 > MAX_BYTES) { // cheap bound first: a char is at most 3 UTF-8 bytes
-      byte[] utf8 = tag.getBytes(StandardCharsets.UTF_8);
-      if (utf8.length > MAX_BYTES) {
-        tag = '#' + HexFormat.of().formatHex(sha256(utf8));
-      }
+    if (LongKeys.longerThan(tag, MAX_BYTES)) {
+      tag = '#' + HexFormat.of().formatHex(LongKeys.sha256(tag));
     }
     return prefix + ":{" + tag + '}';
-  }
-
-  private static byte[] sha256(byte[] bytes) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(bytes);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e); // every JVM has it
-    }
   }
 }

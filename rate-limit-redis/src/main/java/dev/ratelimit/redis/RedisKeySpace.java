@@ -10,11 +10,9 @@ import dev.ratelimit.SlidingWindow;
 import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.TokenBucket;
 import dev.ratelimit.store.KeySpace;
+import dev.ratelimit.store.LongKeys;
 import dev.ratelimit.store.Operation;
 import io.lettuce.core.cluster.SlotHash;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -125,12 +123,7 @@ final class RedisKeySpace implements KeySpace {
     if (limit instanceof FixedWindow w) {
       text.append(' ').append(w.randomPhase() ? "random" : Long.toString(w.start().toEpochMilli()));
     }
-    try {
-      byte[] hash = MessageDigest.getInstance("SHA-256").digest(text.toString().getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(hash, 0, 4);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-    }
+    return HexFormat.of().formatHex(LongKeys.sha256(text.toString()), 0, 4);
   }
 
   @Override

@@ -15,7 +15,6 @@ import dev.ratelimit.SlidingLog;
 import dev.ratelimit.SlidingWindow;
 import dev.ratelimit.TokenBucket;
 import dev.ratelimit.store.InMemoryStore;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import java.time.Duration;
@@ -57,14 +56,12 @@ class LuaMatchesJavaIT {
   private static final AtomicInteger STORES = new AtomicInteger();
   private static final AtomicLong REQUESTS = new AtomicLong();
   private static RedisServer server;
-  private static RedisClient client;
   private static StatefulRedisConnection<String, String> connection;
 
   @BeforeAll
   static void startRedis() {
     server = RedisServer.start();
-    client = RedisClient.create(server.uri());
-    connection = client.connect(StringCodec.UTF8);
+    connection = server.connect(StringCodec.UTF8);
   }
 
   @AfterAll
@@ -73,14 +70,8 @@ class LuaMatchesJavaIT {
       assertThat(server.calls("evalsha") + server.calls("eval")).as("script calls for %s requests: bursts shared some",
           REQUESTS.get()).isLessThan(REQUESTS.get());
     }
-    if (connection != null) {
-      connection.close();
-    }
-    if (client != null) {
-      client.shutdown();
-    }
     if (server != null) {
-      server.close();
+      server.close(); // closes the connection too
     }
   }
 

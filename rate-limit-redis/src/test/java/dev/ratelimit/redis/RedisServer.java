@@ -1,5 +1,8 @@
 package dev.ratelimit.redis;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.RedisCodec;
 import java.io.BufferedInputStream;
 import java.io.BufferedReader;
 import java.io.DataInputStream;
@@ -28,6 +31,7 @@ public final class RedisServer implements AutoCloseable {
   private final Path directory;
   private final List<String> extraArgs;
   private Process process;
+  private RedisClient client;
 
   private RedisServer(int port, List<String> extraArgs) throws IOException {
     this.port = port;
@@ -53,6 +57,17 @@ public final class RedisServer implements AutoCloseable {
   /** {@code redis://127.0.0.1:PORT} */
   public String uri() {
     return "redis://127.0.0.1:" + port;
+  }
+
+  /**
+   * A Lettuce connection to this server, on a client the server owns and shuts down (with its
+   * connections) in {@link #close}.
+   */
+  public synchronized <K, V> StatefulRedisConnection<K, V> connect(RedisCodec<K, V> codec) {
+    if (client == null) {
+      client = RedisClient.create(uri());
+    }
+    return client.connect(codec);
   }
 
   public Path directory() {
@@ -87,18 +102,23 @@ public final class RedisServer implements AutoCloseable {
   /** Sends one command and returns the reply's first line (RESP), e.g. {@code +PONG}. */
   public String command(String... words) {
     try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
-      socket.setSoTimeout(5000);
-      StringBuilder request = new StringBuilder("*" + words.length + "\r\n");
-      for (String word : words) {
-        request.append('$').append(word.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(word).append("\r\n");
-      }
-      OutputStream out = socket.getOutputStream();
-      out.write(request.toString().getBytes(StandardCharsets.UTF_8));
-      out.flush();
+      send(socket, words);
       return new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8)).readLine();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** Writes one command as a RESP array of bulk strings. */
+  private static void send(Socket socket, String... words) throws IOException {
+    socket.setSoTimeout(5000);
+    StringBuilder request = new StringBuilder("*" + words.length + "\r\n");
+    for (String word : words) {
+      request.append('$').append(word.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(word).append("\r\n");
+    }
+    OutputStream out = socket.getOutputStream();
+    out.write(request.toString().getBytes(StandardCharsets.UTF_8));
+    out.flush();
   }
 
   /**
@@ -109,14 +129,7 @@ public final class RedisServer implements AutoCloseable {
    */
   public Object call(String... words) {
     try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
-      socket.setSoTimeout(5000);
-      StringBuilder request = new StringBuilder("*" + words.length + "\r\n");
-      for (String word : words) {
-        request.append('$').append(word.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(word).append("\r\n");
-      }
-      OutputStream out = socket.getOutputStream();
-      out.write(request.toString().getBytes(StandardCharsets.UTF_8));
-      out.flush();
+      send(socket, words);
       return read(new DataInputStream(new BufferedInputStream(socket.getInputStream())));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -235,6 +248,12 @@ public final class RedisServer implements AutoCloseable {
 
   @Override
   public void close() {
+    synchronized (this) {
+      if (client != null) {
+        client.shutdown();
+        client = null;
+      }
+    }
     kill();
   }
 

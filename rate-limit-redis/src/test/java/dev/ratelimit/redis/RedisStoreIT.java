@@ -3,7 +3,6 @@ package dev.ratelimit.redis;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.contract.RateLimitStoreContract;
 import dev.ratelimit.store.RateLimitStore;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import java.time.Duration;
@@ -19,26 +18,18 @@ import org.junit.jupiter.api.BeforeAll;
 class RedisStoreIT extends RateLimitStoreContract {
   private static final AtomicInteger STORES = new AtomicInteger();
   private static RedisServer server;
-  private static RedisClient client;
   private static StatefulRedisConnection<String, String> connection;
 
   @BeforeAll
   static void startRedis() {
     server = RedisServer.start();
-    client = RedisClient.create(server.uri());
-    connection = client.connect(StringCodec.UTF8);
+    connection = server.connect(StringCodec.UTF8);
   }
 
   @AfterAll
   static void stopRedis() {
-    if (connection != null) {
-      connection.close();
-    }
-    if (client != null) {
-      client.shutdown();
-    }
     if (server != null) {
-      server.close();
+      server.close(); // closes the connection too
     }
   }
 

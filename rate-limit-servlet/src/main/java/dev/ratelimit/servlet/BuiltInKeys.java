@@ -1,10 +1,8 @@
 package dev.ratelimit.servlet;
 
+import dev.ratelimit.store.LongKeys;
 import jakarta.servlet.http.HttpServletRequest;
 import java.lang.reflect.InvocationTargetException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -92,34 +90,7 @@ final class BuiltInKeys {
    * hex digest, so that a huge header costs the store 71 bytes.
    */
   static String bounded(String key) {
-    // 85 chars are at most 255 UTF-8 bytes: the usual key skips counting
-    if (key.length() <= MAX_KEY_BYTES / 3 || utf8Length(key) <= MAX_KEY_BYTES) {
-      return key;
-    }
-    try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-      return "sha256:" + HexFormat.of().formatHex(digest);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java platform has SHA-256", e);
-    }
-  }
-
-  private static int utf8Length(String text) {
-    int bytes = 0;
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (c < 0x80) {
-        bytes += 1;
-      } else if (c < 0x800) {
-        bytes += 2;
-      } else if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-        bytes += 4;
-        i++;
-      } else {
-        bytes += 3;
-      }
-    }
-    return bytes;
+    return LongKeys.longerThan(key, MAX_KEY_BYTES) ? "sha256:" + HexFormat.of().formatHex(LongKeys.sha256(key)) : key;
   }
 
   private static String present(String value) {

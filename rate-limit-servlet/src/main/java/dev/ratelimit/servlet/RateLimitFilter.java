@@ -175,18 +175,15 @@ public class RateLimitFilter extends HttpFilter {
         denying = rules[decisions.mostRestrictive()].limit();
       }
     } catch (StoreUnavailableException e) {
-      // failure=closed: neither admitted nor counted; the limiter tries the store again within a second
-      response.setHeader("Retry-After", "1");
-      settings.rejection().reject(request, response, Rejection.storeUnavailable(closedLimit(rules), 1));
+      // failure=closed: neither admitted nor counted
+      RateLimitResponses.storeUnavailable(settings.rejection(), request, response, closedLimit(rules));
       return;
     }
     if (allowed) {
       chain.doFilter(request, response);
       return;
     }
-    long retryAfter = Math.max(1, Headers.seconds(retryAfterMillis));
-    response.setHeader("Retry-After", Long.toString(retryAfter));
-    settings.rejection().reject(request, response, Rejection.rateLimited(denying, retryAfter));
+    RateLimitResponses.rateLimited(settings.rejection(), request, response, denying, retryAfterMillis);
   }
 
   private static List<LimitCall> calls(Rule[] rules, String[] keys) {

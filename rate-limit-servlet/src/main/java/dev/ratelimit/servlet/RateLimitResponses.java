@@ -61,14 +61,29 @@ public final class RateLimitResponses {
   public void rateLimited(HttpServletRequest request, HttpServletResponse response, String limit, Decision decision)
       throws IOException, ServletException {
     headers(response, limit, decision);
-    long retryAfter = Math.max(1, Headers.seconds(decision.retryAfterMillis()));
-    response.setHeader("Retry-After", Long.toString(retryAfter));
-    rejection.reject(request, response, Rejection.rateLimited(limit, retryAfter));
+    rateLimited(rejection, request, response, limit, decision.retryAfterMillis());
   }
 
   /** Answers a request refused because the store is down and {@code limit}'s policy is closed: 503. */
   public void storeUnavailable(HttpServletRequest request, HttpServletResponse response, String limit)
       throws IOException, ServletException {
+    storeUnavailable(rejection, request, response, limit);
+  }
+
+  /**
+   * The 429 after the headers are written, for the filter too: {@code Retry-After} in whole
+   * seconds, at least 1 and never earlier than the decision's wait, and the rejection body.
+   */
+  static void rateLimited(RejectionHandler rejection, HttpServletRequest request, HttpServletResponse response,
+      String limit, long retryAfterMillis) throws IOException, ServletException {
+    long retryAfter = Math.max(1, Headers.seconds(retryAfterMillis));
+    response.setHeader("Retry-After", Long.toString(retryAfter));
+    rejection.reject(request, response, Rejection.rateLimited(limit, retryAfter));
+  }
+
+  /** The 503 of a closed policy while the store is down, for the filter too: the limiter retries within a second. */
+  static void storeUnavailable(RejectionHandler rejection, HttpServletRequest request, HttpServletResponse response,
+      String limit) throws IOException, ServletException {
     response.setHeader("Retry-After", "1");
     rejection.reject(request, response, Rejection.storeUnavailable(limit, 1));
   }
