@@ -56,6 +56,12 @@ final class BuiltInKeys {
     throw new IllegalArgumentException("unknown key kind '" + spec + "'; allowed: " + ALLOWED);
   }
 
+  /** Where key resolver classes are found: the web application's loader while the container starts the filter. */
+  static ClassLoader loader() {
+    ClassLoader context = Thread.currentThread().getContextClassLoader();
+    return context != null ? context : BuiltInKeys.class.getClassLoader();
+  }
+
   /** A custom resolver: a class implementing {@link KeyResolver} with a public no-argument constructor. */
   static KeyResolver instantiate(String className, ClassLoader loader) {
     Class<?> type;

@@ -3,7 +3,6 @@ package dev.ratelimit.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.servlet.RateLimitFilter.Settings;
 import jakarta.servlet.FilterConfig;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
@@ -31,18 +30,18 @@ class InitParamsTest {
     return params;
   }
 
-  private static Settings read(String... namesAndValues) {
+  private static FilterSettings read(String... namesAndValues) {
     return InitParams.read("rateLimit", params(namesAndValues), null);
   }
 
-  private static List<String> matching(Settings settings, String path) {
+  private static List<String> matching(FilterSettings settings, String path) {
     return Arrays.stream(settings.rules().matching(path))
         .map(rule -> rule.pattern() + " " + rule.limit() + " key=" + rule.keyName() + " cost=" + rule.cost()).toList();
   }
 
   @Test
   void read_takesTheDesignDocumentsExample() {
-    Settings settings = read(
+    FilterSettings settings = read(
         "limits", "\n      api   = token-bucket rate=100 period=1m\n      login = token-bucket rate=5 period=15m\n  ",
         "rules", "\n      /api/*   api    key=ip\n      /login   login  key=param:user cost=1\n  ",
         "headers", "legacy,ietf",
@@ -57,7 +56,7 @@ class InitParamsTest {
 
   @Test
   void read_entriesSplitOnLinesAndSemicolonsIgnoringComments() {
-    Settings settings = read(
+    FilterSettings settings = read(
         "limits", "# limits\napi = 10/1m ; burst = 5/1s # short\n\n   \nfiles=sliding-log rate=3 period=1h",
         "rules", "/api/* api; /api/* burst key=header:X-User cost=0.5  # both\n*.pdf files key=principal");
     assertThat(settings.limiter().limits()).containsOnlyKeys("api", "burst", "files");
@@ -68,14 +67,14 @@ class InitParamsTest {
 
   @Test
   void read_shortFormIsOneLimitNamedAfterTheFilterForEveryRequest() {
-    Settings settings = read("limit", "token-bucket rate=10 period=1m", "key", "header:X-Api-Key", "cost", "2");
+    FilterSettings settings = read("limit", "token-bucket rate=10 period=1m", "key", "header:X-Api-Key", "cost", "2");
     assertThat(settings.limiter().limits()).containsOnlyKeys("rate-limit");
     assertThat(matching(settings, "/anything")).containsExactly("/* rate-limit key=header:X-Api-Key cost=2.0");
   }
 
   @Test
   void read_keyResolverIsTheDefaultKeyOfRulesWithoutOne() {
-    Settings settings = read("limits", API, "rules", "/t/* api; /u/* api key=ip",
+    FilterSettings settings = read("limits", API, "rules", "/t/* api; /u/* api key=ip",
         "key-resolver", TenantKey.class.getName());
     assertThat(matching(settings, "/t/x")).containsExactly("/t/* api key=" + TenantKey.class.getName() + " cost=1.0");
     assertThat(matching(settings, "/u/x")).containsExactly("/u/* api key=ip cost=1.0");
@@ -83,7 +82,7 @@ class InitParamsTest {
 
   @Test
   void read_ruleKeyMayNameAClass() {
-    Settings settings = read("limits", API, "rules", "/t/* api key=" + TenantKey.class.getName());
+    FilterSettings settings = read("limits", API, "rules", "/t/* api key=" + TenantKey.class.getName());
     assertThat(settings.rules().matching("/t/x")[0].key()).isInstanceOf(TenantKey.class);
   }
 
