@@ -18,6 +18,7 @@ final class FilterSetup {
   private boolean limitsConfigured;
   private final List<PendingRule> rules = new ArrayList<>();
   private ClientAddress clients = ClientAddress.direct();
+  private boolean trustAllProxies;
   private Headers headers = Headers.DEFAULT;
   private MissingKey missingKey = MissingKey.GLOBAL;
   private RejectionHandler rejection = RejectionHandler.problemJson();
@@ -56,8 +57,23 @@ final class FilterSetup {
         Rule.checkCost(cost)));
   }
 
+  /** Replaces the trusted proxies and the header they write. */
   void clients(ClientAddress clients) {
     this.clients = Objects.requireNonNull(clients, "clients");
+  }
+
+  /** Trusts these proxies, read from the header set so far; an all-covering list needs {@link #trustAllProxies()} first. */
+  void trustedProxies(String proxies) {
+    this.clients = ClientAddress.parse(proxies, clients.header(), trustAllProxies);
+  }
+
+  void forwardedHeader(ProxyHeader header) {
+    this.clients = clients.reading(header);
+  }
+
+  /** Allows trusted proxies that cover every address; checked when settled to be needed. */
+  void trustAllProxies() {
+    this.trustAllProxies = true;
   }
 
   ClientAddress clients() {
@@ -79,7 +95,8 @@ final class FilterSetup {
   /**
    * The settings of a filter with this configuration.
    *
-   * @throws IllegalStateException when both a limiter and limits are given, or no rule
+   * @throws IllegalStateException when both a limiter and limits are given, no rule, or an allowance to
+   *     trust every address that no trusted proxy entry uses
    * @throws IllegalArgumentException naming the rule that refers to an unknown limit, a bad key
    *     or a cost no request could pay
    */
@@ -89,6 +106,11 @@ final class FilterSetup {
     }
     if (rules.isEmpty()) {
       throw new IllegalStateException("no rules: a rate limit filter without rules would limit nothing");
+    }
+    if (trustAllProxies && !clients.trustsEveryAddress()) {
+      // an allowance nothing uses is a misunderstanding: it does not itself trust anyone
+      throw new IllegalStateException("trust-all-proxies is set, and no trusted proxy entry covers every address;"
+          + " it only allows such an entry (0.0.0.0/0, ::/0): remove it, or list the proxies");
     }
     RateLimiter decider = limiter != null ? limiter : limits.build();
     Map<String, Limit> known = decider.limits();

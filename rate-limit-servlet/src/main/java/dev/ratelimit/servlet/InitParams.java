@@ -30,11 +30,13 @@ final class InitParams {
   static final String COST = "cost";
   static final String HEADERS = "headers";
   static final String TRUSTED_PROXIES = "trusted-proxies";
+  static final String FORWARDED_HEADER = "forwarded-header";
+  static final String TRUST_ALL_PROXIES = "trust-all-proxies";
   static final String MISSING_KEY = "missing-key";
   static final String STORE_FAILURE = "store-failure";
   static final String KEY_RESOLVER = "key-resolver";
   private static final List<String> ORDER = List.of(LIMITS, RULES, LIMIT, KEY, COST, HEADERS, TRUSTED_PROXIES,
-      MISSING_KEY, STORE_FAILURE, KEY_RESOLVER);
+      FORWARDED_HEADER, TRUST_ALL_PROXIES, MISSING_KEY, STORE_FAILURE, KEY_RESOLVER);
   static final Set<String> NAMES = Set.copyOf(ORDER);
 
   private final Map<String, String> params;
@@ -68,8 +70,7 @@ final class InitParams {
 
   private FilterSettings settings(String filterName, Object store) {
     refuseUnknownNames();
-    // the client addresses first: the ip keys of the default and of every rule read them
-    setup.clients(single(TRUSTED_PROXIES, ClientAddress::trusting, ClientAddress.direct()));
+    clientAddress();
     setup.headers(single(HEADERS, Headers::parse, Headers.DEFAULT));
     setup.missingKey(single(MISSING_KEY, MissingKey::parse, MissingKey.GLOBAL));
     setup.limits().storeFailure(single(STORE_FAILURE, InitParams::storeFailure, FailurePolicy.LOCAL));
@@ -82,6 +83,18 @@ final class InitParams {
           + " or 'limit' (one limit for every request the filter mapping covers)");
     }
     return setup.settle();
+  }
+
+  /** The client addresses first: the ip keys of the default and of every rule read them. */
+  private void clientAddress() {
+    if (single(TRUST_ALL_PROXIES, InitParams::bool, false)) {
+      setup.trustAllProxies();
+    }
+    setup.forwardedHeader(single(FORWARDED_HEADER, ProxyHeader::parse, ProxyHeader.X_FORWARDED_FOR));
+    single(TRUSTED_PROXIES, value -> {
+      setup.trustedProxies(value);
+      return value;
+    }, "");
   }
 
   private void refuseUnknownNames() {
@@ -209,6 +222,14 @@ final class InitParams {
       }
     }
     return entries;
+  }
+
+  private static boolean bool(String value) {
+    return switch (value) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new IllegalArgumentException("expected true or false");
+    };
   }
 
   private static FailurePolicy storeFailure(String value) {

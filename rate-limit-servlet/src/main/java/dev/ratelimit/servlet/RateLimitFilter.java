@@ -25,7 +25,8 @@ import java.util.function.Predicate;
  * sees; forwards, includes, error pages and async dispatches of it pass through.
  *
  * <p>In {@code web.xml}, configured by init-params ({@code limits}, {@code rules},
- * {@code headers}, {@code trusted-proxies}, {@code missing-key}, {@code store-failure},
+ * {@code headers}, {@code trusted-proxies}, {@code forwarded-header}, {@code trust-all-proxies},
+ * {@code missing-key}, {@code store-failure},
  * {@code key-resolver}, or the short form {@code limit}, {@code key}, {@code cost}); a bad one
  * stops the filter from starting, and so the application from serving. The state lives in memory
  * unless a {@link RateLimitStore} is in the servlet context attribute {@value #STORE_ATTRIBUTE}
@@ -79,7 +80,7 @@ public class RateLimitFilter extends HttpFilter {
     try {
       Object store = getServletContext().getAttribute(STORE_ATTRIBUTE);
       settings = InitParams.read(getFilterName(), getFilterConfig(), store);
-    } catch (IllegalArgumentException e) {
+    } catch (IllegalArgumentException | IllegalStateException e) {
       String message = "rate limit filter '" + getFilterName() + "' not started: " + e.getMessage();
       getServletContext().log(message);
       throw new ServletException(message, e);
@@ -215,11 +216,37 @@ public class RateLimitFilter extends HttpFilter {
       return this;
     }
 
-    /** Proxies whose forwarding headers are believed: addresses and CIDR blocks, comma- or space-separated. */
+    /**
+     * Proxies whose forwarded header is believed: addresses and CIDR blocks, comma- or
+     * space-separated. Entries that cover every address need {@link #trustAllProxies()} first.
+     *
+     * @throws IllegalArgumentException naming a bad entry, or the entries that trust every address
+     */
     public Builder trustedProxies(String proxies) {
-      return clientAddress(ClientAddress.trusting(proxies));
+      setup.trustedProxies(proxies);
+      return this;
     }
 
+    /**
+     * The header the trusted proxies write the client's address in, the only one read:
+     * {@code x-forwarded-for} (the default), {@code forwarded} (RFC 7239) or {@code x-real-ip}.
+     */
+    public Builder forwardedHeader(String header) {
+      setup.forwardedHeader(ProxyHeader.parse(Objects.requireNonNull(header, "header")));
+      return this;
+    }
+
+    /**
+     * Allows {@link #trustedProxies(String)} entries that cover every address ({@code 0.0.0.0/0},
+     * {@code ::/0}): only for a deployment whose every peer is a proxy writing the forwarded
+     * header, as anyone reaching the application directly could choose their own key.
+     */
+    public Builder trustAllProxies() {
+      setup.trustAllProxies();
+      return this;
+    }
+
+    /** The client addresses of {@code ip} keys; replaces {@link #trustedProxies} and {@link #forwardedHeader}. */
     public Builder clientAddress(ClientAddress clients) {
       setup.clients(clients);
       return this;
@@ -243,7 +270,8 @@ public class RateLimitFilter extends HttpFilter {
     }
 
     /**
-     * @throws IllegalStateException when both a limiter and limits are given, or no rule
+     * @throws IllegalStateException when both a limiter and limits are given, no rule, or
+     *     {@link #trustAllProxies()} with no trusted proxy entry that needs it
      * @throws IllegalArgumentException naming the rule that refers to an unknown limit, a bad key
      *     or a cost no request could pay
      */
