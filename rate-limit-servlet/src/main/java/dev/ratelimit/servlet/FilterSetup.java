@@ -62,7 +62,7 @@ final class FilterSetup {
     this.clients = Objects.requireNonNull(clients, "clients");
   }
 
-  /** Trusts these proxies, read from the header set so far; an all-covering list needs {@link #trustAllProxies()} first. */
+  /** Trusts these proxies, with the header set so far; an all-covering list needs {@link #trustAllProxies()} first. */
   void trustedProxies(String proxies) {
     this.clients = ClientAddress.parse(proxies, clients.header(), trustAllProxies);
   }

@@ -164,7 +164,8 @@ final class InitParams {
       entry(RULES, entry, () -> {
         RuleLine line = RuleLine.parse(entry);
         UrlPattern pattern = UrlPattern.parse(line.pattern());
-        KeyResolver key = line.keySpec() == null ? defaultKey : BuiltInKeys.parse(line.keySpec(), setup.clients(), loader);
+        KeyResolver key = line.keySpec() == null ? defaultKey
+            : BuiltInKeys.parse(line.keySpec(), setup.clients(), loader);
         double cost = line.cost() == null ? 1 : line.cost();
         Rule.of(pattern, line.limit(), limits, key, cost);
         setup.rule(pattern, line.limit(), key, cost);

@@ -17,7 +17,7 @@ record NormalisedKey(KeyResolver source, Set<Option> options) implements KeyReso
 
   /** What may follow a key's {@code |}, in the order applied. */
   enum Option {
-    /** Unicode compatibility composition (NFKC): full-width {@code ａｌｉｃｅ} and ligatures as their plain letters. */
+    /** Unicode compatibility composition (NFKC): full-width {@code ａｌｉｃｅ}, ligatures, as plain letters. */
     NFKC {
       @Override
       String apply(String key) {

@@ -26,17 +26,19 @@ import java.util.function.Predicate;
  *
  * <p>In {@code web.xml}, configured by init-params ({@code limits}, {@code rules},
  * {@code headers}, {@code trusted-proxies}, {@code forwarded-header}, {@code trust-all-proxies},
- * {@code missing-key}, {@code store-failure},
- * {@code key-resolver}, or the short form {@code limit}, {@code key}, {@code cost}); a bad one
- * stops the filter from starting, and so the application from serving. The state lives in memory
+ * {@code missing-key}, {@code store-failure}, {@code key-resolver}, or the short form
+ * {@code limit}, {@code key}, {@code cost}); a bad one stops the filter from starting, and so the
+ * application from serving. The state lives in memory
  * unless a {@link RateLimitStore} is in the servlet context attribute {@value #STORE_ATTRIBUTE}
  * (put there by a listener) when the filter starts. In code:
  *
  * <pre>{@code
  * RateLimitFilter filter = RateLimitFilter.builder()
  *     .limit("api", "token-bucket rate=100 period=1m")
+ *     .limit("login", "token-bucket rate=5 period=15m")
  *     .rule("/api/*", "api", "ip", 1)
- *     .trustedProxies("10.0.0.0/8")
+ *     .rule("/login", "login", "param:user|lower|trim", 1)
+ *     .trustedProxies("10.0.0.0/8")       // they append X-Forwarded-For; see forwardedHeader
  *     .build();
  * FilterRegistration.Dynamic registration = servletContext.addFilter("rateLimit", filter);
  * registration.setAsyncSupported(true);
@@ -137,7 +139,7 @@ public class RateLimitFilter extends HttpFilter {
 
   /**
    * Configures a filter in code. Either give a {@link RateLimiter}, or its limits (and clock,
-   * store, store failure policy) here; then the rules. Everything is checked by {@link #build()}.
+   * store, store failure policy) here; then the rules, which {@link #build()} checks.
    */
   public static final class Builder {
     private final FilterSetup setup = new FilterSetup();
@@ -186,7 +188,8 @@ public class RateLimitFilter extends HttpFilter {
      * Requests matching the servlet url-pattern spend {@code cost} units of the limit.
      *
      * @param key {@code ip}, {@code header:NAME}, {@code principal}, {@code param:NAME} or a
-     *     {@link KeyResolver} class name
+     *     {@link KeyResolver} class name; all but {@code ip} may end in options, such as
+     *     {@code param:user|lower|trim} (see {@link KeyResolver})
      */
     public Builder rule(String pattern, String limit, String key, double cost) {
       setup.rule(UrlPattern.parse(pattern), limit, key, cost);
