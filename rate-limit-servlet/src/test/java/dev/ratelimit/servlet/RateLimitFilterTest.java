@@ -348,6 +348,19 @@ class RateLimitFilterTest {
   }
 
   @Test
+  void filter_normalisesHugeKeysBeforeHashingThem() throws Exception {
+    RateLimiter limiter = limiter("api", "token-bucket rate=10 period=1h");
+    RateLimitFilter filter = RateLimitFilter.builder().limiter(limiter)
+        .rule("/*", "api", "header:X-Key|nfkc|trim|lower", 1).build();
+    String huge = "K".repeat(1_000_000);
+    send(filter, get("/a", "\t" + huge + " "));
+    send(filter, get("/a", huge.toLowerCase(java.util.Locale.ROOT)));
+    String hashed = "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+        .digest(huge.toLowerCase(java.util.Locale.ROOT).getBytes(StandardCharsets.UTF_8)));
+    assertThat(limiter.check("api", hashed, 0).remaining()).isEqualTo(8);
+  }
+
+  @Test
   void filter_keyNothingIsLeftOfAfterTrimIsMissing() throws Exception {
     RateLimitFilter filter = RateLimitFilter.builder().clock(clock).limit("login", "10/1h").missingKey(MissingKey.DENY)
         .rule("/login", "login", "param:user|trim", 1).build();
