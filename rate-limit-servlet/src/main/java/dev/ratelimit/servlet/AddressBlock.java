@@ -87,6 +87,20 @@ final class AddressBlock {
     return rest == 0 || ((address[whole] ^ network[whole]) & (0xff00 >> rest) & 0xff) == 0;
   }
 
+  /** Whether every address of {@code other} is in this block too. */
+  boolean covers(AddressBlock other) {
+    return other.network.length == network.length && other.bits >= bits && contains(other.network);
+  }
+
+  /** The number of addresses in the block, as a power of two: 32 for an IPv4 /0. */
+  int sizeBits() {
+    return network.length * 8 - bits;
+  }
+
+  boolean isV4() {
+    return network.length == 4;
+  }
+
   @Override
   public String toString() {
     return text;

@@ -24,12 +24,26 @@ final class BuiltInKeys {
   private BuiltInKeys() {}
 
   /**
-   * Reads a key spec.
+   * Reads a key spec: a kind, then any options after {@code |} ({@code param:user|lower|trim}).
+   * Header and parameter names can't contain {@code |}.
    *
    * @param clients how {@code ip} finds the client
-   * @throws IllegalArgumentException naming the spec and the kinds allowed
+   * @throws IllegalArgumentException naming the spec and the kinds or options allowed
    */
   static KeyResolver parse(String spec, ClientAddress clients, ClassLoader loader) {
+    int bar = spec.indexOf('|');
+    if (bar < 0) {
+      return parseKind(spec, clients, loader);
+    }
+    String kind = spec.substring(0, bar);
+    if (kind.equals("ip")) {
+      throw new IllegalArgumentException("key 'ip' takes no options: addresses are normalised already, in '" + spec
+          + "'");
+    }
+    return NormalisedKey.parse(parseKind(kind, clients, loader), spec.substring(bar + 1), spec);
+  }
+
+  private static KeyResolver parseKind(String spec, ClientAddress clients, ClassLoader loader) {
     if (spec.equals("ip")) {
       return new Ip(clients);
     }
@@ -54,6 +68,12 @@ final class BuiltInKeys {
       return instantiate(spec, loader);
     }
     throw new IllegalArgumentException("unknown key kind '" + spec + "'; allowed: " + ALLOWED);
+  }
+
+  /** Where key resolver classes are found: the web application's loader while the container starts the filter. */
+  static ClassLoader loader() {
+    ClassLoader context = Thread.currentThread().getContextClassLoader();
+    return context != null ? context : BuiltInKeys.class.getClassLoader();
   }
 
   /** A custom resolver: a class implementing {@link KeyResolver} with a public no-argument constructor. */
@@ -82,7 +102,8 @@ final class BuiltInKeys {
   /** What messages call a resolver: its spec, or its class name. */
   static String describe(KeyResolver resolver) {
     return resolver instanceof Ip || resolver instanceof Header || resolver instanceof Param
-        || resolver instanceof Principal ? resolver.toString() : resolver.getClass().getName();
+        || resolver instanceof Principal || resolver instanceof NormalisedKey
+        ? resolver.toString() : resolver.getClass().getName();
   }
 
   /**

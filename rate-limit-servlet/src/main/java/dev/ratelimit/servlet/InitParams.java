@@ -13,13 +13,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads a filter's {@code web.xml} init-params (DESIGN.md §6). Every error names the init-param
- * and the value, or for a list the entry, that is wrong, and stops the filter from starting.
+ * Reads a filter's {@code web.xml} init-params (DESIGN.md §6), one method per parameter, into a
+ * {@link FilterSetup}. Every error names the init-param and the value, or for a list the entry,
+ * that is wrong, and stops the filter from starting.
  *
  * <p>Grammar: one entry per line ({@code ;} also separates), blank lines and {@code #} comments
- * ignored. {@code limits}: {@code NAME = SPEC}. {@code rules}:
- * {@code PATTERN LIMIT [key=KEY] [cost=N]}. The short form {@code limit} / {@code key} /
- * {@code cost} is one limit named after the filter, applied to every request the mapping covers.
+ * ignored. {@code limits}: {@code NAME = SPEC}. {@code rules}: {@link RuleLine}. The short form
+ * {@code limit} / {@code key} / {@code cost} is one limit named after the filter, applied to
+ * every request the mapping covers.
  */
 final class InitParams {
   static final String LIMITS = "limits";
@@ -29,14 +30,21 @@ final class InitParams {
   static final String COST = "cost";
   static final String HEADERS = "headers";
   static final String TRUSTED_PROXIES = "trusted-proxies";
+  static final String FORWARDED_HEADER = "forwarded-header";
+  static final String TRUST_ALL_PROXIES = "trust-all-proxies";
   static final String MISSING_KEY = "missing-key";
   static final String STORE_FAILURE = "store-failure";
   static final String KEY_RESOLVER = "key-resolver";
   private static final List<String> ORDER = List.of(LIMITS, RULES, LIMIT, KEY, COST, HEADERS, TRUSTED_PROXIES,
-      MISSING_KEY, STORE_FAILURE, KEY_RESOLVER);
+      FORWARDED_HEADER, TRUST_ALL_PROXIES, MISSING_KEY, STORE_FAILURE, KEY_RESOLVER);
   static final Set<String> NAMES = Set.copyOf(ORDER);
 
   private final Map<String, String> params;
+  private final FilterSetup setup = new FilterSetup();
+  /** The limits read so far: each rule is checked against them as it is read, so that its error names its entry. */
+  private final Map<String, Limit> limits = new LinkedHashMap<>();
+  private final ClassLoader loader = BuiltInKeys.loader();
+  private KeyResolver defaultKey;
 
   private InitParams(Map<String, String> params) {
     this.params = params;
@@ -48,7 +56,7 @@ final class InitParams {
    * @param store the servlet context's {@link RateLimitFilter#STORE_ATTRIBUTE}, or null
    * @throws IllegalArgumentException naming the init-param and the bad value
    */
-  static RateLimitFilter.Settings read(String filterName, FilterConfig config, Object store) {
+  static FilterSettings read(String filterName, FilterConfig config, Object store) {
     Map<String, String> params = new LinkedHashMap<>();
     for (String name : Collections.list(config.getInitParameterNames())) {
       params.put(name, config.getInitParameter(name));
@@ -56,37 +64,61 @@ final class InitParams {
     return read(filterName, params, store);
   }
 
-  static RateLimitFilter.Settings read(String filterName, Map<String, String> params, Object store) {
+  static FilterSettings read(String filterName, Map<String, String> params, Object store) {
     return new InitParams(params).settings(filterName, store);
   }
 
-  private RateLimitFilter.Settings settings(String filterName, Object store) {
+  private FilterSettings settings(String filterName, Object store) {
+    refuseUnknownNames();
+    clientAddress();
+    setup.headers(single(HEADERS, Headers::parse, Headers.DEFAULT));
+    setup.missingKey(single(MISSING_KEY, MissingKey::parse, MissingKey.GLOBAL));
+    setup.limits().storeFailure(single(STORE_FAILURE, InitParams::storeFailure, FailurePolicy.LOCAL));
+    store(store);
+    defaultKey = single(KEY_RESOLVER, value -> BuiltInKeys.instantiate(value, loader), KeyResolver.ip(setup.clients()));
+    limits();
+    int rules = shortForm(filterName) + rules();
+    if (rules == 0) {
+      throw new IllegalArgumentException("no rules: give init-param 'rules' (" + RuleLine.GRAMMAR + " per line)"
+          + " or 'limit' (one limit for every request the filter mapping covers)");
+    }
+    return setup.settle();
+  }
+
+  /** The client addresses first: the ip keys of the default and of every rule read them. */
+  private void clientAddress() {
+    if (single(TRUST_ALL_PROXIES, InitParams::bool, false)) {
+      setup.trustAllProxies();
+    }
+    setup.forwardedHeader(single(FORWARDED_HEADER, ProxyHeader::parse, ProxyHeader.X_FORWARDED_FOR));
+    single(TRUSTED_PROXIES, value -> {
+      setup.trustedProxies(value);
+      return value;
+    }, "");
+  }
+
+  private void refuseUnknownNames() {
     for (String name : params.keySet()) {
       if (!NAMES.contains(name)) {
         throw new IllegalArgumentException("unknown init-param '" + name + "'; allowed: " + String.join(", ", ORDER));
       }
     }
-    RateLimitFilter.Builder builder = RateLimitFilter.builder();
-    ClientAddress clients = single(TRUSTED_PROXIES, ClientAddress::trusting, ClientAddress.direct());
-    builder.clientAddress(clients);
-    builder.headers(single(HEADERS, value -> {
-      Headers.parse(value);
-      return value;
-    }, "legacy,ietf"));
-    builder.missingKey(single(MISSING_KEY, MissingKey::parse, MissingKey.GLOBAL));
-    builder.storeFailure(single(STORE_FAILURE, InitParams::storeFailure, FailurePolicy.LOCAL));
-    if (store != null) {
-      if (!(store instanceof RateLimitStore rateLimitStore)) {
-        throw new IllegalArgumentException("servlet context attribute '" + RateLimitFilter.STORE_ATTRIBUTE
-            + "' holds a " + store.getClass().getName() + ", not a " + RateLimitStore.class.getName());
-      }
-      builder.store(rateLimitStore);
-    }
-    ClassLoader loader = RateLimitFilter.classLoader();
-    KeyResolver defaultKey = single(KEY_RESOLVER, value -> BuiltInKeys.instantiate(value, loader),
-        new BuiltInKeys.Ip(clients));
+  }
 
-    Map<String, Limit> limits = new LinkedHashMap<>();
+  /** The servlet context's store, put there by a listener; without one the state lives in memory. */
+  private void store(Object store) {
+    if (store == null) {
+      return;
+    }
+    if (!(store instanceof RateLimitStore rateLimitStore)) {
+      throw new IllegalArgumentException("servlet context attribute '" + RateLimitFilter.STORE_ATTRIBUTE
+          + "' holds a " + store.getClass().getName() + ", not a " + RateLimitStore.class.getName());
+    }
+    setup.limits().store(rateLimitStore);
+  }
+
+  /** {@code limits}: {@code NAME = SPEC} per entry. */
+  private void limits() {
     for (String entry : entries(LIMITS)) {
       entry(LIMITS, entry, () -> {
         int eq = entry.indexOf('=');
@@ -94,73 +126,62 @@ final class InitParams {
         if (name.isEmpty() || name.chars().anyMatch(Character::isWhitespace)) {
           throw new IllegalArgumentException("expected NAME = SPEC, e.g. api = token-bucket rate=100 period=1m");
         }
-        Limit limit = Limit.parse(entry.substring(eq + 1).strip());
-        builder.limit(name, limit);
-        limits.put(name, limit);
+        addLimit(name, Limit.parse(entry.substring(eq + 1).strip()));
       });
     }
+  }
 
-    int rules = 0;
-    if (params.containsKey(LIMIT)) {
-      String name = limitName(filterName);
-      if (limits.containsKey(name)) {
-        throw new IllegalArgumentException("init-param 'limit' makes a limit named after the filter, '" + name
-            + "', and init-param 'limits' defines '" + name + "' too; rename one");
-      }
-      Limit limit = single(LIMIT, Limit::parse, null);
-      builder.limit(name, limit);
-      limits.put(name, limit);
-      KeyResolver key = single(KEY, value -> BuiltInKeys.parse(value, clients, loader), defaultKey);
-      // a cost no request could pay is the cost's fault when given, else the limit's
-      double cost = 1;
-      if (params.containsKey(COST)) {
-        cost = single(COST, value -> checked(name, limits, key, cost(value)), 1.0);
-      } else {
-        single(LIMIT, value -> checked(name, limits, key, 1), 1.0);
-      }
-      builder.rule("/*", name, key, cost);
-      rules++;
-    } else {
+  /** {@code limit}, {@code key}, {@code cost}: one limit named after the filter on {@code /*}; 1 rule, or 0. */
+  private int shortForm(String filterName) {
+    if (!params.containsKey(LIMIT)) {
       for (String param : List.of(KEY, COST)) {
         if (params.containsKey(param)) {
           throw new IllegalArgumentException("init-param '" + param + "' belongs to the short form and needs init-param"
               + " 'limit'; with 'rules', write " + param + "= in each rule");
         }
       }
+      return 0;
     }
-    for (String entry : entries(RULES)) {
+    String name = limitName(filterName);
+    if (limits.containsKey(name)) {
+      throw new IllegalArgumentException("init-param 'limit' makes a limit named after the filter, '" + name
+          + "', and init-param 'limits' defines '" + name + "' too; rename one");
+    }
+    addLimit(name, single(LIMIT, Limit::parse, null));
+    KeyResolver key = single(KEY, value -> BuiltInKeys.parse(value, setup.clients(), loader), defaultKey);
+    // a cost no request could pay is the cost's fault when given, else the limit's
+    double cost = params.containsKey(COST)
+        ? single(COST, value -> checked(name, key, RuleLine.cost(value)), 1.0)
+        : single(LIMIT, value -> checked(name, key, 1), 1.0);
+    setup.rule(UrlPattern.parse("/*"), name, key, cost);
+    return 1;
+  }
+
+  /** {@code rules}: a {@link RuleLine} per entry; the number of rules. */
+  private int rules() {
+    List<String> entries = entries(RULES);
+    for (String entry : entries) {
       entry(RULES, entry, () -> {
-        String[] tokens = entry.split("\\s+");
-        if (tokens.length < 2) {
-          throw new IllegalArgumentException("expected PATTERN LIMIT [key=KEY] [cost=N]");
-        }
-        UrlPattern pattern = UrlPattern.parse(tokens[0]);
-        String keySpec = null;
-        Double cost = null;
-        for (int i = 2; i < tokens.length; i++) {
-          String token = tokens[i];
-          if (token.startsWith("key=") && keySpec == null) {
-            keySpec = token.substring("key=".length());
-          } else if (token.startsWith("cost=") && cost == null) {
-            cost = cost(token.substring("cost=".length()));
-          } else if (token.startsWith("key=") || token.startsWith("cost=")) {
-            throw new IllegalArgumentException("'" + token.substring(0, token.indexOf('=')) + "' is given twice");
-          } else {
-            throw new IllegalArgumentException("unknown option '" + token + "'; expected PATTERN LIMIT [key=KEY] [cost=N]");
-          }
-        }
-        KeyResolver key = keySpec == null ? defaultKey : BuiltInKeys.parse(keySpec, clients, loader);
-        double charge = cost == null ? 1 : cost;
-        Rule.of(pattern, tokens[1], limits, key, charge);
-        builder.rule(tokens[0], tokens[1], key, charge);
+        RuleLine line = RuleLine.parse(entry);
+        UrlPattern pattern = UrlPattern.parse(line.pattern());
+        KeyResolver key = line.keySpec() == null ? defaultKey
+            : BuiltInKeys.parse(line.keySpec(), setup.clients(), loader);
+        double cost = line.cost() == null ? 1 : line.cost();
+        Rule.of(pattern, line.limit(), limits, key, cost);
+        setup.rule(pattern, line.limit(), key, cost);
       });
-      rules++;
     }
-    if (rules == 0) {
-      throw new IllegalArgumentException("no rules: give init-param 'rules' (PATTERN LIMIT [key=KEY] [cost=N] per line)"
-          + " or 'limit' (one limit for every request the filter mapping covers)");
-    }
-    return builder.settings();
+    return entries.size();
+  }
+
+  private void addLimit(String name, Limit limit) {
+    setup.limits().limit(name, limit);
+    limits.put(name, limit);
+  }
+
+  private double checked(String limit, KeyResolver key, double cost) {
+    Rule.of(UrlPattern.parse("/*"), limit, limits, key, cost);
+    return cost;
   }
 
   /** A single-valued init-param, read by {@code parse}; its errors name the param and the value. */
@@ -204,19 +225,12 @@ final class InitParams {
     return entries;
   }
 
-  private static double checked(String limit, Map<String, Limit> limits, KeyResolver key, double cost) {
-    Rule.of(UrlPattern.parse("/*"), limit, limits, key, cost);
-    return cost;
-  }
-
-  private static double cost(String text) {
-    double cost;
-    try {
-      cost = Double.parseDouble(text);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("cost '" + text + "' is not a number");
-    }
-    return Rule.checkCost(cost);
+  private static boolean bool(String value) {
+    return switch (value) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new IllegalArgumentException("expected true or false");
+    };
   }
 
   private static FailurePolicy storeFailure(String value) {

@@ -7,6 +7,12 @@ import jakarta.servlet.http.HttpServletRequest;
  * {@code key=header:NAME}, {@code key=principal}, {@code key=param:NAME}, or the name of a class
  * implementing this interface with a public no-argument constructor.
  *
+ * <p>Any but {@code ip} may end in options that make spellings of one name one key:
+ * {@code key=param:user|lower|trim}. {@code lower} lower-cases (the same in every locale),
+ * {@code trim} drops leading and trailing white space, controls and invisible formatting
+ * characters, {@code nfkc} applies Unicode NFKC (full-width letters, ligatures); they apply in
+ * the order nfkc, trim, lower, and a key nothing is left of is missing.
+ *
  * <p>Keys longer than 256 bytes are hashed before they reach a store, so a huge header can't
  * bloat it; a resolver need not bound them.
  */

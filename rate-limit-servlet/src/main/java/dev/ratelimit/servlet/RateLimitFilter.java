@@ -1,11 +1,8 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.Clock;
-import dev.ratelimit.Decision;
-import dev.ratelimit.Decisions;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.Limit;
-import dev.ratelimit.LimitCall;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.store.RateLimitStore;
@@ -15,13 +12,10 @@ import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.function.Predicate;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /**
  * Rate limits HTTP requests: each request matching a rule spends from its key's bucket; every
@@ -31,17 +25,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  * sees; forwards, includes, error pages and async dispatches of it pass through.
  *
  * <p>In {@code web.xml}, configured by init-params ({@code limits}, {@code rules},
- * {@code headers}, {@code trusted-proxies}, {@code missing-key}, {@code store-failure},
- * {@code key-resolver}, or the short form {@code limit}, {@code key}, {@code cost}); a bad one
- * stops the filter from starting, and so the application from serving. The state lives in memory
+ * {@code headers}, {@code trusted-proxies}, {@code forwarded-header}, {@code trust-all-proxies},
+ * {@code missing-key}, {@code store-failure}, {@code key-resolver}, or the short form
+ * {@code limit}, {@code key}, {@code cost}); a bad one stops the filter from starting, and so the
+ * application from serving. The state lives in memory
  * unless a {@link RateLimitStore} is in the servlet context attribute {@value #STORE_ATTRIBUTE}
  * (put there by a listener) when the filter starts. In code:
  *
  * <pre>{@code
  * RateLimitFilter filter = RateLimitFilter.builder()
  *     .limit("api", "token-bucket rate=100 period=1m")
+ *     .limit("login", "token-bucket rate=5 period=15m")
  *     .rule("/api/*", "api", "ip", 1)
- *     .trustedProxies("10.0.0.0/8")
+ *     .rule("/login", "login", "param:user|lower|trim", 1)
+ *     .trustedProxies("10.0.0.0/8")       // they append X-Forwarded-For; see forwardedHeader
  *     .build();
  * FilterRegistration.Dynamic registration = servletContext.addFilter("rateLimit", filter);
  * registration.setAsyncSupported(true);
@@ -58,22 +55,18 @@ public class RateLimitFilter extends HttpFilter {
 
   /** Marks a request this filter has seen; one name per filter, so that two filters both count. */
   private final String counted = RateLimitFilter.class.getName() + ".counted." + INSTANCES.incrementAndGet();
-  private transient volatile Settings settings;
+  private transient volatile FilterSettings settings;
 
   /** A filter configured from its init-params when the container starts it. */
   public RateLimitFilter() {}
 
-  private RateLimitFilter(Settings settings) {
+  private RateLimitFilter(FilterSettings settings) {
     this.settings = settings;
   }
 
   public static Builder builder() {
     return new Builder();
   }
-
-  /** Everything a configured filter needs; immutable. */
-  record Settings(RateLimiter limiter, boolean ownsLimiter, Rules rules, Headers headers, MissingKey missingKey,
-      RejectionHandler rejection) {}
 
   @Override
   public void init() throws ServletException {
@@ -89,17 +82,18 @@ public class RateLimitFilter extends HttpFilter {
     try {
       Object store = getServletContext().getAttribute(STORE_ATTRIBUTE);
       settings = InitParams.read(getFilterName(), getFilterConfig(), store);
-    } catch (IllegalArgumentException e) {
+    } catch (IllegalArgumentException | IllegalStateException e) {
       String message = "rate limit filter '" + getFilterName() + "' not started: " + e.getMessage();
       getServletContext().log(message);
       throw new ServletException(message, e);
     }
   }
 
+  /** Match the rules, decide on their keys, write the answer: pass the request on, or refuse it. */
   @Override
   protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws IOException, ServletException {
-    Settings settings = this.settings;
+    FilterSettings settings = this.settings;
     if (settings == null) {
       throw new ServletException("rate limit filter used before init");
     }
@@ -108,111 +102,36 @@ public class RateLimitFilter extends HttpFilter {
       return;
     }
     request.setAttribute(counted, Boolean.TRUE);
-    Rule[] matched = settings.rules().matching(request);
-    if (matched.length == 0) {
+    Charges charges = Charges.of(settings.rules().matching(request), request, settings.missingKey());
+    if (charges.missingKey() != null) {
+      settings.rejection().reject(request, response, charges.missingKey());
+    } else if (charges.isEmpty() || admitted(settings, charges, request, response)) {
       chain.doFilter(request, response);
-      return;
-    }
-    String[] keys = new String[matched.length];
-    int applied = 0;
-    for (int i = 0; i < matched.length; i++) {
-      String key = matched[i].key().resolve(request);
-      if (key == null) {
-        switch (settings.missingKey()) {
-          case GLOBAL -> key = "";
-          case SKIP -> {
-            continue;
-          }
-          case DENY -> {
-            settings.rejection().reject(request, response,
-                Rejection.missingKey(matched[i].limit(), matched[i].keyName()));
-            return;
-          }
-        }
-      }
-      keys[i] = BuiltInKeys.bounded(key);
-      applied++;
-    }
-    if (applied == 0) {
-      chain.doFilter(request, response);
-      return;
-    }
-    if (applied < matched.length) {
-      // rules whose key was missing under "skip" drop out (matched is shared: copy, never write to it)
-      Rule[] rules = new Rule[applied];
-      String[] present = new String[applied];
-      for (int i = 0, at = 0; i < matched.length; i++) {
-        if (keys[i] != null) {
-          rules[at] = matched[i];
-          present[at++] = keys[i];
-        }
-      }
-      decideAndFilter(settings, request, response, chain, rules, present);
-    } else {
-      decideAndFilter(settings, request, response, chain, matched, keys);
     }
   }
 
-  private void decideAndFilter(Settings settings, HttpServletRequest request, HttpServletResponse response,
-      FilterChain chain, Rule[] rules, String[] keys) throws IOException, ServletException {
-    RateLimiter limiter = settings.limiter();
-    boolean allowed;
-    long retryAfterMillis;
-    String denying;
+  /** Spends the charges and sets the headers; a refused request is answered here (429, or 503 when closed). */
+  private static boolean admitted(FilterSettings settings, Charges charges, HttpServletRequest request,
+      HttpServletResponse response) throws IOException, ServletException {
+    Charges.Verdict verdict;
     try {
-      if (rules.length == 1) {
-        // the usual case, without the all-or-nothing call's lists
-        Decision decision = limiter.limit(rules[0].limit(), keys[0], rules[0].cost());
-        settings.headers().write(response, rules[0], decision, limiter.clock());
-        allowed = decision.allowed();
-        retryAfterMillis = decision.retryAfterMillis();
-        denying = rules[0].limit();
-      } else {
-        Decisions decisions = limiter.limitAll(calls(rules, keys));
-        settings.headers().write(response, rules, decisions, limiter.clock());
-        allowed = decisions.allowed();
-        retryAfterMillis = decisions.retryAfterMillis();
-        denying = rules[decisions.mostRestrictive()].limit();
-      }
+      verdict = charges.spend(settings.limiter(), settings.headers(), response);
     } catch (StoreUnavailableException e) {
       // failure=closed: neither admitted nor counted
-      RateLimitResponses.storeUnavailable(settings.rejection(), request, response, closedLimit(rules));
-      return;
+      RateLimitResponses.storeUnavailable(settings.rejection(), request, response, charges.closedLimit());
+      return false;
     }
-    if (allowed) {
-      chain.doFilter(request, response);
-      return;
+    if (!verdict.allowed()) {
+      RateLimitResponses.rateLimited(settings.rejection(), request, response, verdict.limit(),
+          verdict.retryAfterMillis());
     }
-    RateLimitResponses.rateLimited(settings.rejection(), request, response, denying, retryAfterMillis);
-  }
-
-  private static List<LimitCall> calls(Rule[] rules, String[] keys) {
-    List<LimitCall> calls = new ArrayList<>(rules.length);
-    for (int i = 0; i < rules.length; i++) {
-      calls.add(new LimitCall(rules[i].limit(), keys[i], rules[i].cost()));
-    }
-    return calls;
-  }
-
-  /** The limit a 503 names: the first whose own policy is closed, else the first on the default policy. */
-  private static String closedLimit(Rule[] rules) {
-    for (Rule rule : rules) {
-      if (rule.spec().failure() == FailurePolicy.CLOSED) {
-        return rule.limit();
-      }
-    }
-    for (Rule rule : rules) {
-      if (rule.spec().failure() == null) {
-        return rule.limit();
-      }
-    }
-    return rules[0].limit();
+    return verdict.allowed();
   }
 
   /** The limiter's store is closed only when this filter made it. */
   @Override
   public void destroy() {
-    Settings settings = this.settings;
+    FilterSettings settings = this.settings;
     if (settings != null && settings.ownsLimiter()) {
       settings.limiter().close();
     }
@@ -220,26 +139,16 @@ public class RateLimitFilter extends HttpFilter {
 
   /**
    * Configures a filter in code. Either give a {@link RateLimiter}, or its limits (and clock,
-   * store, store failure policy) here; then the rules.
+   * store, store failure policy) here; then the rules, which {@link #build()} checks.
    */
   public static final class Builder {
-    private RateLimiter limiter;
-    private final RateLimiter.Builder limits = RateLimiter.builder();
-    private boolean limitsConfigured;
-    private final List<PendingRule> rules = new ArrayList<>();
-    private ClientAddress clients = ClientAddress.direct();
-    private Headers headers = Headers.DEFAULT;
-    private MissingKey missingKey = MissingKey.GLOBAL;
-    private RejectionHandler rejection = RejectionHandler.problemJson();
+    private final FilterSetup setup = new FilterSetup();
 
     private Builder() {}
 
-    /** A rule before its key is resolved: the key is a spec ({@code ip}, ...) or a resolver. */
-    private record PendingRule(UrlPattern pattern, String limit, String keySpec, KeyResolver key, double cost) {}
-
     /** Decides on this limiter (its limits, store and clock); the filter will not close it. */
     public Builder limiter(RateLimiter limiter) {
-      this.limiter = Objects.requireNonNull(limiter, "limiter");
+      setup.limiter(limiter);
       return this;
     }
 
@@ -249,28 +158,24 @@ public class RateLimitFilter extends HttpFilter {
     }
 
     public Builder limit(String name, Limit limit) {
-      limits.limit(name, limit);
-      limitsConfigured = true;
+      setup.limits().limit(name, limit);
       return this;
     }
 
     /** The clock of the limiter this builder makes; for tests, a {@link dev.ratelimit.ManualClock}. */
     public Builder clock(Clock clock) {
-      limits.clock(clock);
-      limitsConfigured = true;
+      setup.limits().clock(clock);
       return this;
     }
 
     public Builder store(RateLimitStore store) {
-      limits.store(store);
-      limitsConfigured = true;
+      setup.limits().store(store);
       return this;
     }
 
     /** What limits without their own {@code failure=} do while a remote store is down. */
     public Builder storeFailure(FailurePolicy policy) {
-      limits.storeFailure(policy);
-      limitsConfigured = true;
+      setup.limits().storeFailure(policy);
       return this;
     }
 
@@ -283,17 +188,16 @@ public class RateLimitFilter extends HttpFilter {
      * Requests matching the servlet url-pattern spend {@code cost} units of the limit.
      *
      * @param key {@code ip}, {@code header:NAME}, {@code principal}, {@code param:NAME} or a
-     *     {@link KeyResolver} class name
+     *     {@link KeyResolver} class name; all but {@code ip} may end in options, such as
+     *     {@code param:user|lower|trim} (see {@link KeyResolver})
      */
     public Builder rule(String pattern, String limit, String key, double cost) {
-      rules.add(new PendingRule(UrlPattern.parse(pattern), Objects.requireNonNull(limit, "limit"),
-          Objects.requireNonNull(key, "key"), null, Rule.checkCost(cost)));
+      setup.rule(UrlPattern.parse(pattern), limit, key, cost);
       return this;
     }
 
     public Builder rule(String pattern, String limit, KeyResolver key, double cost) {
-      rules.add(new PendingRule(UrlPattern.parse(pattern), Objects.requireNonNull(limit, "limit"), null,
-          Objects.requireNonNull(key, "key"), Rule.checkCost(cost)));
+      setup.rule(UrlPattern.parse(pattern), limit, key, cost);
       return this;
     }
 
@@ -305,81 +209,77 @@ public class RateLimitFilter extends HttpFilter {
      * @param pattern the pattern as written, for messages
      */
     public Builder rule(String pattern, Predicate<String> matches, String limit, KeyResolver key, double cost) {
-      rules.add(new PendingRule(UrlPattern.custom(pattern, matches), Objects.requireNonNull(limit, "limit"), null,
-          Objects.requireNonNull(key, "key"), Rule.checkCost(cost)));
+      setup.rule(UrlPattern.custom(pattern, matches), limit, key, cost);
       return this;
     }
 
     /** As {@link #rule(String, Predicate, String, KeyResolver, double)}, with a key as in {@code web.xml}. */
     public Builder rule(String pattern, Predicate<String> matches, String limit, String key, double cost) {
-      rules.add(new PendingRule(UrlPattern.custom(pattern, matches), Objects.requireNonNull(limit, "limit"),
-          Objects.requireNonNull(key, "key"), null, Rule.checkCost(cost)));
+      setup.rule(UrlPattern.custom(pattern, matches), limit, key, cost);
       return this;
     }
 
-    /** Proxies whose forwarding headers are believed: addresses and CIDR blocks, comma- or space-separated. */
+    /**
+     * Proxies whose forwarded header is believed: addresses and CIDR blocks, comma- or
+     * space-separated. Entries that cover every address need {@link #trustAllProxies()} first.
+     *
+     * @throws IllegalArgumentException naming a bad entry, or the entries that trust every address
+     */
     public Builder trustedProxies(String proxies) {
-      return clientAddress(ClientAddress.trusting(proxies));
+      setup.trustedProxies(proxies);
+      return this;
     }
 
+    /**
+     * The header the trusted proxies write the client's address in, the only one read:
+     * {@code x-forwarded-for} (the default), {@code forwarded} (RFC 7239) or {@code x-real-ip}.
+     */
+    public Builder forwardedHeader(String header) {
+      setup.forwardedHeader(ProxyHeader.parse(Objects.requireNonNull(header, "header")));
+      return this;
+    }
+
+    /**
+     * Allows {@link #trustedProxies(String)} entries that cover every address ({@code 0.0.0.0/0},
+     * {@code ::/0}): only for a deployment whose every peer is a proxy writing the forwarded
+     * header, as anyone reaching the application directly could choose their own key.
+     */
+    public Builder trustAllProxies() {
+      setup.trustAllProxies();
+      return this;
+    }
+
+    /** The client addresses of {@code ip} keys; replaces {@link #trustedProxies} and {@link #forwardedHeader}. */
     public Builder clientAddress(ClientAddress clients) {
-      this.clients = Objects.requireNonNull(clients, "clients");
+      setup.clients(clients);
       return this;
     }
 
     /** Header families: {@code legacy}, {@code ietf}, {@code none}, and {@code epoch}. Default: legacy, ietf. */
     public Builder headers(String families) {
-      this.headers = Headers.parse(Objects.requireNonNull(families, "families"));
+      setup.headers(Headers.parse(Objects.requireNonNull(families, "families")));
       return this;
     }
 
     public Builder missingKey(MissingKey policy) {
-      this.missingKey = Objects.requireNonNull(policy, "policy");
+      setup.missingKey(policy);
       return this;
     }
 
     /** How refused requests are answered. Default: {@link RejectionHandler#problemJson()}. */
     public Builder rejectionHandler(RejectionHandler handler) {
-      this.rejection = Objects.requireNonNull(handler, "handler");
+      setup.rejection(handler);
       return this;
     }
 
     /**
-     * @throws IllegalStateException when both a limiter and limits are given, or no rule
+     * @throws IllegalStateException when both a limiter and limits are given, no rule, or
+     *     {@link #trustAllProxies()} with no trusted proxy entry that needs it
      * @throws IllegalArgumentException naming the rule that refers to an unknown limit, a bad key
      *     or a cost no request could pay
      */
     public RateLimitFilter build() {
-      return new RateLimitFilter(settings());
+      return new RateLimitFilter(setup.settle());
     }
-
-    Settings settings() {
-      if (limiter != null && limitsConfigured) {
-        throw new IllegalStateException("give either a limiter or limits (with clock, store, storeFailure), not both");
-      }
-      if (rules.isEmpty()) {
-        throw new IllegalStateException("no rules: a rate limit filter without rules would limit nothing");
-      }
-      RateLimiter decider = limiter != null ? limiter : limits.build();
-      Map<String, Limit> known = decider.limits();
-      List<Rule> resolved = new ArrayList<>(rules.size());
-      for (PendingRule pending : rules) {
-        try {
-          KeyResolver key = pending.key() != null ? pending.key()
-              : BuiltInKeys.parse(pending.keySpec(), clients, classLoader());
-          resolved.add(Rule.of(pending.pattern(), pending.limit(), known, key, pending.cost()));
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("rule '" + pending.pattern() + " " + pending.limit() + "': "
-              + e.getMessage(), e);
-        }
-      }
-      return new Settings(decider, limiter == null, new Rules(resolved), headers, missingKey, rejection);
-    }
-  }
-
-  /** Where key resolver classes are found: the web application's loader while the container starts it. */
-  static ClassLoader classLoader() {
-    ClassLoader context = Thread.currentThread().getContextClassLoader();
-    return context != null ? context : RateLimitFilter.class.getClassLoader();
   }
 }

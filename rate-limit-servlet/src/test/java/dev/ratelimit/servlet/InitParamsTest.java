@@ -3,7 +3,6 @@ package dev.ratelimit.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.servlet.RateLimitFilter.Settings;
 import jakarta.servlet.FilterConfig;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
@@ -31,18 +30,18 @@ class InitParamsTest {
     return params;
   }
 
-  private static Settings read(String... namesAndValues) {
+  private static FilterSettings read(String... namesAndValues) {
     return InitParams.read("rateLimit", params(namesAndValues), null);
   }
 
-  private static List<String> matching(Settings settings, String path) {
+  private static List<String> matching(FilterSettings settings, String path) {
     return Arrays.stream(settings.rules().matching(path))
         .map(rule -> rule.pattern() + " " + rule.limit() + " key=" + rule.keyName() + " cost=" + rule.cost()).toList();
   }
 
   @Test
   void read_takesTheDesignDocumentsExample() {
-    Settings settings = read(
+    FilterSettings settings = read(
         "limits", "\n      api   = token-bucket rate=100 period=1m\n      login = token-bucket rate=5 period=15m\n  ",
         "rules", "\n      /api/*   api    key=ip\n      /login   login  key=param:user cost=1\n  ",
         "headers", "legacy,ietf",
@@ -57,7 +56,7 @@ class InitParamsTest {
 
   @Test
   void read_entriesSplitOnLinesAndSemicolonsIgnoringComments() {
-    Settings settings = read(
+    FilterSettings settings = read(
         "limits", "# limits\napi = 10/1m ; burst = 5/1s # short\n\n   \nfiles=sliding-log rate=3 period=1h",
         "rules", "/api/* api; /api/* burst key=header:X-User cost=0.5  # both\n*.pdf files key=principal");
     assertThat(settings.limiter().limits()).containsOnlyKeys("api", "burst", "files");
@@ -68,14 +67,14 @@ class InitParamsTest {
 
   @Test
   void read_shortFormIsOneLimitNamedAfterTheFilterForEveryRequest() {
-    Settings settings = read("limit", "token-bucket rate=10 period=1m", "key", "header:X-Api-Key", "cost", "2");
+    FilterSettings settings = read("limit", "token-bucket rate=10 period=1m", "key", "header:X-Api-Key", "cost", "2");
     assertThat(settings.limiter().limits()).containsOnlyKeys("rate-limit");
     assertThat(matching(settings, "/anything")).containsExactly("/* rate-limit key=header:X-Api-Key cost=2.0");
   }
 
   @Test
   void read_keyResolverIsTheDefaultKeyOfRulesWithoutOne() {
-    Settings settings = read("limits", API, "rules", "/t/* api; /u/* api key=ip",
+    FilterSettings settings = read("limits", API, "rules", "/t/* api; /u/* api key=ip",
         "key-resolver", TenantKey.class.getName());
     assertThat(matching(settings, "/t/x")).containsExactly("/t/* api key=" + TenantKey.class.getName() + " cost=1.0");
     assertThat(matching(settings, "/u/x")).containsExactly("/u/* api key=ip cost=1.0");
@@ -83,7 +82,7 @@ class InitParamsTest {
 
   @Test
   void read_ruleKeyMayNameAClass() {
-    Settings settings = read("limits", API, "rules", "/t/* api key=" + TenantKey.class.getName());
+    FilterSettings settings = read("limits", API, "rules", "/t/* api key=" + TenantKey.class.getName());
     assertThat(settings.rules().matching("/t/x")[0].key()).isInstanceOf(TenantKey.class);
   }
 
@@ -133,13 +132,76 @@ class InitParamsTest {
       "missing-key | drop | init-param 'missing-key' = \"drop\": unknown policy 'drop'; allowed: global, skip, deny",
       "store-failure | sometimes | init-param 'store-failure' = \"sometimes\": unknown policy 'sometimes'; allowed: open, closed, local",
       "key-resolver | com.example.Missing | init-param 'key-resolver' = \"com.example.Missing\": key resolver class 'com.example.Missing' not found",
-      "rule | /api/* api | unknown init-param 'rule'; allowed: limits, rules, limit, key, cost, headers, trusted-proxies, missing-key, store-failure, key-resolver",
+      "rule | /api/* api | unknown init-param 'rule'; allowed: limits, rules, limit, key, cost, headers, trusted-proxies, forwarded-header, trust-all-proxies, missing-key, store-failure, key-resolver",
+      "forwarded-header | x-forwarded-host | init-param 'forwarded-header' = \"x-forwarded-host\": unknown forwarded header 'x-forwarded-host'; allowed: x-forwarded-for, forwarded, x-real-ip",
+      "trust-all-proxies | yes | init-param 'trust-all-proxies' = \"yes\": expected true or false",
+      "trusted-proxies | 10.0.0.0/8 0.0.0.0/0 | init-param 'trusted-proxies' = \"10.0.0.0/8 0.0.0.0/0\": trusted proxy entry '0.0.0.0/0' trusts every IPv4 address, so any client could choose its own key by writing X-Forwarded-For; list only your proxies' addresses, or, if every peer really is a proxy, allow it explicitly with trust-all-proxies=true",
   })
   void read_badValueNamesTheParamAndTheValue(String param, String value, String message) {
     Map<String, String> params = params("limits", API, "rules", "/api/* api");
     params.put(param, value);
     assertThatThrownBy(() -> InitParams.read("rateLimit", params, null))
         .isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+  }
+
+  @Test
+  void read_forwardedHeaderChoosesTheOnlyHeaderRead() {
+    FilterSettings settings = read("limits", API, "rules", "/* api", "trusted-proxies", "10.0.0.0/8",
+        "forwarded-header", "forwarded");
+    KeyResolver ip = settings.rules().matching("/x")[0].key();
+    FakeHttp.Request request = new FakeHttp.Request().from("10.0.0.1")
+        .header("X-Forwarded-For", "198.51.100.66").header("Forwarded", "for=203.0.113.9");
+    assertThat(ip.resolve(request.build())).isEqualTo("203.0.113.9");
+    KeyResolver byDefault = read("limits", API, "rules", "/* api", "trusted-proxies", "10.0.0.0/8")
+        .rules().matching("/x")[0].key();
+    assertThat(byDefault.resolve(request.build())).isEqualTo("198.51.100.66");
+  }
+
+  @Test
+  void read_trustAllProxiesAllowsEntriesThatCoverEveryAddress() {
+    FilterSettings settings = read("limits", API, "rules", "/* api key=ip", "trusted-proxies", "0.0.0.0/0 ::/0",
+        "trust-all-proxies", "true");
+    KeyResolver ip = settings.rules().matching("/x")[0].key();
+    assertThat(ip.resolve(new FakeHttp.Request().from("198.51.100.1").header("X-Forwarded-For", "203.0.113.9").build()))
+        .isEqualTo("203.0.113.9");
+    assertThat(read("limits", API, "rules", "/* api", "trusted-proxies", "10.0.0.0/8", "trust-all-proxies", "false")
+        .rules().matching("/x")).hasSize(1);
+  }
+
+  @Test
+  void init_trustAllProxiesWithoutAnEntryThatNeedsItRefusesToStart() {
+    FilterConfig config = filterConfig("rateLimit", params("limits", API, "rules", "/* api",
+        "trusted-proxies", "10.0.0.0/8", "trust-all-proxies", "true"), new ArrayList<>());
+    assertThatThrownBy(() -> new RateLimitFilter().init(config)).isInstanceOf(ServletException.class)
+        .hasMessage("rate limit filter 'rateLimit' not started: trust-all-proxies is set, and no trusted proxy entry"
+            + " covers every address; it only allows such an entry (0.0.0.0/0, ::/0): remove it, or list the proxies");
+  }
+
+  @Test
+  void read_keyOptionsAreWrittenBackInTheOrderTheyApply() {
+    FilterSettings settings = read("limits", API, "rules", "/* api key=param:user|lower|trim|nfkc",
+        "missing-key", "deny");
+    assertThat(matching(settings, "/x")).containsExactly("/* api key=param:user|nfkc|trim|lower cost=1.0");
+  }
+
+  @Test
+  void read_badKeyOptionNamesTheOptionAndTheKey() {
+    // not in the table above: its column separator is the options' own
+    String[][] cases = {
+        {"param:user|upper", "unknown key option 'upper' in key 'param:user|upper'; allowed: lower, trim, nfkc"},
+        {"header:X-User|trim|", "unknown key option '' in key 'header:X-User|trim|'; allowed: lower, trim, nfkc"},
+        {"param:user|lower|lower", "key option 'lower' is given twice in key 'param:user|lower|lower'"},
+        {"ip|lower", "key 'ip' takes no options: addresses are normalised already, in 'ip|lower'"},
+        {"header:|lower", "bad header name '' in key 'header:'; expected header:NAME"},
+        {"|lower", "unknown key kind ''; " + KINDS},
+    };
+    for (String[] bad : cases) {
+      assertThatThrownBy(() -> read("limits", API, "rules", "/api/* api key=" + bad[0]))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("init-param 'rules', entry \"/api/* api key=" + bad[0] + "\": " + bad[1]);
+    }
+    assertThatThrownBy(() -> read("limit", "10/1m", "key", "principal|Lower")).hasMessage("init-param 'key' ="
+        + " \"principal|Lower\": unknown key option 'Lower' in key 'principal|Lower'; allowed: lower, trim, nfkc");
   }
 
   @Test

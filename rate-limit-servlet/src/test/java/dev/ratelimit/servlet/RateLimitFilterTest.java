@@ -285,6 +285,91 @@ class RateLimitFilterTest {
   }
 
   @Test
+  void filter_ipKeyReadsOnlyTheForwardedHeaderChosen() throws Exception {
+    RateLimiter limiter = limiter("api", "token-bucket rate=2 period=1h");
+    RateLimitFilter filter = RateLimitFilter.builder().limiter(limiter).forwardedHeader("x-real-ip")
+        .trustedProxies("10.0.0.0/8").rule("/*", "api", "ip", 1).build();
+    for (int i = 0; i < 10; i++) {
+      send(filter, new FakeHttp.Request().from("10.0.0.1").header("X-Real-IP", "203.0.113.9")
+          .header("X-Forwarded-For", "198.51.100." + i).header("Forwarded", "for=198.51.100." + i));
+    }
+    assertThat(limiter.check("api", "203.0.113.9", 0).remaining()).isZero();
+    assertThat(limiter.check("api", "198.51.100.1", 0).remaining()).isEqualTo(2);
+  }
+
+  @Test
+  void builder_trustsEveryAddressOnlyWhenAllowedFirst() throws Exception {
+    RateLimiter limiter = limiter("api", "token-bucket rate=5 period=1h");
+    assertThatThrownBy(() -> RateLimitFilter.builder().limiter(limiter).trustedProxies("::/0"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("trusted proxy entry '::/0' trusts every"
+            + " IPv6 address");
+    assertThatThrownBy(() -> RateLimitFilter.builder().limiter(limiter).trustAllProxies().trustedProxies("10.0.0.0/8")
+        .rule("/*", "api").build())
+        .isInstanceOf(IllegalStateException.class).hasMessageStartingWith("trust-all-proxies is set, and no trusted");
+    RateLimitFilter filter = RateLimitFilter.builder().limiter(limiter).trustAllProxies()
+        .trustedProxies("0.0.0.0/0").rule("/*", "api").build();
+    send(filter, new FakeHttp.Request().from("198.51.100.7").header("X-Forwarded-For", "203.0.113.9"));
+    assertThat(limiter.check("api", "203.0.113.9", 0).remaining()).isEqualTo(4);
+  }
+
+  /** Spellings of one user name a person would write, and an attacker would try. */
+  private static final String[] ALICES = {"alice", "Alice", " alice ", "alice\u0000", "\u00A0ALICE\t", "alice\u200B",
+      "\uFF41\uFF4C\uFF49\uFF43\uFF45"};
+
+  @Test
+  void filter_keyOptionsMakeSpellingsOfOneNameOneBucket() throws Exception {
+    RateLimiter limiter = limiter("login", "token-bucket rate=3 period=1h");
+    RateLimitFilter filter = RateLimitFilter.builder().limiter(limiter)
+        .rule("/login", "login", "param:user|lower|trim|nfkc", 1).build();
+    int admitted = 0;
+    for (String alice : ALICES) {
+      admitted += send(filter, new FakeHttp.Request().path("/login").param("user", alice)).passed() ? 1 : 0;
+    }
+    assertThat(admitted).isEqualTo(3);
+    assertThat(limiter.check("login", "alice", 0).remaining()).isZero();
+  }
+
+  @Test
+  void filter_withoutKeyOptionsSpellingsStayApart() throws Exception {
+    RateLimiter limiter = limiter("login", "token-bucket rate=1 period=1h");
+    RateLimitFilter filter = RateLimitFilter.builder().limiter(limiter).rule("/login", "login", "param:user", 1).build();
+    for (String alice : ALICES) {
+      assertThat(send(filter, new FakeHttp.Request().path("/login").param("user", alice)).passed()).as(alice).isTrue();
+    }
+    // and each option alone does only its part: trim keeps case, lower keeps the spaces
+    RateLimiter trimmed = limiter("login", "token-bucket rate=5 period=1h");
+    RateLimitFilter trim = RateLimitFilter.builder().limiter(trimmed).rule("/*", "login", "header:X-User|trim", 1).build();
+    send(trim, new FakeHttp.Request().path("/").header("X-User", " Alice\t"));
+    assertThat(trimmed.check("login", "Alice", 0).remaining()).isEqualTo(4);
+    RateLimiter lowered = limiter("login", "token-bucket rate=5 period=1h");
+    RateLimitFilter lower = RateLimitFilter.builder().limiter(lowered).rule("/*", "login", "header:X-User|lower", 1).build();
+    send(lower, new FakeHttp.Request().path("/").header("X-User", " Alice "));
+    assertThat(lowered.check("login", " alice ", 0).remaining()).isEqualTo(4);
+  }
+
+  @Test
+  void filter_normalisesHugeKeysBeforeHashingThem() throws Exception {
+    RateLimiter limiter = limiter("api", "token-bucket rate=10 period=1h");
+    RateLimitFilter filter = RateLimitFilter.builder().limiter(limiter)
+        .rule("/*", "api", "header:X-Key|nfkc|trim|lower", 1).build();
+    String huge = "K".repeat(1_000_000);
+    send(filter, get("/a", "\t" + huge + " "));
+    send(filter, get("/a", huge.toLowerCase(java.util.Locale.ROOT)));
+    String hashed = "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+        .digest(huge.toLowerCase(java.util.Locale.ROOT).getBytes(StandardCharsets.UTF_8)));
+    assertThat(limiter.check("api", hashed, 0).remaining()).isEqualTo(8);
+  }
+
+  @Test
+  void filter_keyNothingIsLeftOfAfterTrimIsMissing() throws Exception {
+    RateLimitFilter filter = RateLimitFilter.builder().clock(clock).limit("login", "10/1h").missingKey(MissingKey.DENY)
+        .rule("/login", "login", "param:user|trim", 1).build();
+    Outcome outcome = send(filter, new FakeHttp.Request().path("/login").param("user", "\u0000\u200B \t"));
+    assertThat(outcome.status()).isEqualTo(400);
+    assertThat(outcome.body()).contains("\"key\":\"param:user|trim\"");
+  }
+
+  @Test
   void filter_chargesTheRulesCost() throws Exception {
     RateLimiter limiter = limiter("tokens", "token-bucket rate=10 period=1h");
     RateLimitFilter filter = RateLimitFilter.builder().limiter(limiter).rule("/*", "tokens", "header:X-Key", 2.5).build();

@@ -55,6 +55,7 @@ class ServletWebappIT {
       assertThat(login("user=alice").statusCode()).isEqualTo(200);
     }
     assertThat(login("user=alice").statusCode()).isEqualTo(429);
+    assertThat(login("user=+ALICE").statusCode()).as("the same user, capitalised and padded").isEqualTo(429);
     HttpResponse<String> bob = login("user=bob");
     assertThat(bob.statusCode()).isEqualTo(200);
     assertThat(bob.body()).isEqualTo("Welcome, bob.\n");

@@ -12,6 +12,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Random;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,13 +22,15 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * What an HTTP client sees from the filter in a real container, configured by real
  * {@code web.xml} files: one container per class, one web application per configuration
- * ({@code /limited}, {@code /proxied}, {@code /untrusted}, {@code /broken}, {@code /closed}).
+ * ({@code /limited}, {@code /proxied}, {@code /forwarded}, {@code /real-ip}, {@code /untrusted},
+ * {@code /broken}, {@code /trusts-all}, {@code /closed}).
  * Tests share nothing but the container: each uses its own keys, or its own path's limit.
  * Limits refill over an hour, so nothing refills while a test runs, and nothing sleeps.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ContainerContract {
-  static final List<String> WEBAPPS = List.of("limited", "proxied", "untrusted", "broken", "closed");
+  static final List<String> WEBAPPS =
+      List.of("limited", "proxied", "forwarded", "real-ip", "untrusted", "broken", "trusts-all", "closed");
 
   private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(10)).build();
@@ -204,19 +208,91 @@ abstract class ContainerContract {
   void trustedProxyForwardedHeaderGroupsIpv6By64() throws Exception {
     String first = "for=\"[2001:db8:aa:bb::1]:4711\";proto=https";
     String second = "for=\"[2001:db8:aa:bb:ffff::2]\"";
-    assertThat(get("/proxied/", "Forwarded", first).statusCode()).isEqualTo(200);
-    assertThat(header(get("/proxied/", "Forwarded", second), "X-RateLimit-Remaining")).isEqualTo("0");
-    assertThat(get("/proxied/", "Forwarded", first).statusCode()).isEqualTo(429);
-    assertThat(get("/proxied/", "Forwarded", "for=\"[2001:db8:aa:bc::1]\"").statusCode()).isEqualTo(200);
+    assertThat(get("/forwarded/", "Forwarded", first).statusCode()).isEqualTo(200);
+    assertThat(header(get("/forwarded/", "Forwarded", second), "X-RateLimit-Remaining")).isEqualTo("0");
+    assertThat(get("/forwarded/", "Forwarded", first).statusCode()).isEqualTo(429);
+    assertThat(get("/forwarded/", "Forwarded", "for=\"[2001:db8:aa:bc::1]\"").statusCode()).isEqualTo(200);
   }
 
   @Test
   void trustedProxyMalformedHeadersNeverChooseTheKey() throws Exception {
     // each bad value stops the walk at the proxy itself: all of them share 127.0.0.1's bucket
     assertThat(get("/proxied/", "X-Forwarded-For", "203.0.113.99, not-an-address").statusCode()).isEqualTo(200);
-    assertThat(get("/proxied/", "Forwarded", "for=203.0.113.98;x=\"unterminated").statusCode()).isEqualTo(200);
+    assertThat(get("/proxied/", "X-Forwarded-For", "203.0.113.98, [2001:db8::1").statusCode()).isEqualTo(200);
     HttpResponse<String> third = get("/proxied/", "X-Forwarded-For", "203.0.113.97, unknown");
     assertThat(third.statusCode()).isEqualTo(429);
+  }
+
+  @Test
+  void trustedProxyMalformedForwardedNeverChoosesTheKey() throws Exception {
+    assertThat(get("/forwarded/", "Forwarded", "for=203.0.113.98;x=\"unterminated").statusCode()).isEqualTo(200);
+    assertThat(get("/forwarded/", "Forwarded", "for=203.0.113.97, for=_hidden").statusCode()).isEqualTo(200);
+    assertThat(get("/forwarded/", "Forwarded", "for=203.0.113.96;for=203.0.113.95").statusCode()).isEqualTo(429);
+  }
+
+  /**
+   * What a default nginx forwards: the client's own X-Forwarded-For with the peer appended
+   * ({@code $proxy_add_x_forwarded_for}), and the client's {@code Forwarded} and
+   * {@code X-Real-IP} passed through. 300 requests, each spoofing another address: one bucket.
+   */
+  @Test
+  void nginxStyleRequestsAreOneClientWhateverTheClientWrites() throws Exception {
+    assertOneBucketOf300("/proxied/", spoofed -> new String[] {"X-Forwarded-For", spoofed + ", 203.0.113.9",
+        "Forwarded", "for=" + spoofed, "X-Real-IP", spoofed});
+  }
+
+  @Test
+  void forwardedProxyIgnoresTheClientsXForwardedFor() throws Exception {
+    assertOneBucketOf300("/forwarded/", spoofed -> new String[] {"Forwarded", "for=" + spoofed + ", for=203.0.113.20",
+        "X-Forwarded-For", spoofed, "X-Real-IP", spoofed});
+  }
+
+  @Test
+  void realIpProxyIgnoresEveryOtherHeader() throws Exception {
+    assertOneBucketOf300("/real-ip/", spoofed -> new String[] {"X-Real-IP", "203.0.113.30",
+        "X-Forwarded-For", spoofed, "Forwarded", "for=" + spoofed});
+  }
+
+  /** Each request spoofs a fresh address in {@code headers}; the limit (2 per hour) admits exactly 2 of them. */
+  private void assertOneBucketOf300(String path, Function<String, String[]> headers) throws Exception {
+    Random random = new Random(path.hashCode());
+    int admitted = 0;
+    for (int i = 0; i < 300; i++) {
+      String spoofed = random.nextBoolean()
+          ? (1 + random.nextInt(223)) + "." + random.nextInt(256) + "." + random.nextInt(256) + "." + random.nextInt(256)
+          : "[2001:db8:" + Integer.toHexString(random.nextInt(0x10000)) + "::" + Integer.toHexString(1 + random.nextInt(0xffff)) + "]";
+      HttpResponse<String> response = get(path, headers.apply(spoofed));
+      assertThat(response.statusCode()).isIn(200, 429);
+      admitted += response.statusCode() == 200 ? 1 : 0;
+    }
+    assertThat(admitted).isEqualTo(2);
+  }
+
+  @Test
+  void trustedProxiesCoveringEveryAddressStopTheApplicationFromServing() throws Exception {
+    HttpResponse<String> response = get("/trusts-all/", "X-Forwarded-For", "203.0.113.40");
+    assertThat(response.statusCode()).isEqualTo(expectedStatusOfAnApplicationThatFailedToStart());
+    assertThat(response.body()).doesNotContain("hello");
+  }
+
+  @Test
+  void keyOptionsMakeSpellingsOfOneUserOneBucket() throws Exception {
+    // the container decodes the query; lower|trim makes these one name
+    List<String> spellings = List.of("alice", "Alice", "%20alice", "alice%20", "alice%00", "%09ALICE", "+alice+");
+    int admitted = 0;
+    for (String user : spellings) {
+      HttpResponse<String> response = get("/limited/signin?user=" + user);
+      assertThat(response.statusCode()).as(user).isIn(200, 429);
+      admitted += response.statusCode() == 200 ? 1 : 0;
+    }
+    assertThat(admitted).isEqualTo(2);
+  }
+
+  @Test
+  void withoutKeyOptionsSpellingsOfOneUserAreApart() throws Exception {
+    for (String user : List.of("zed", "Zed", "%20zed", "zed%20", "zed%00", "%09ZED")) {
+      assertThat(get("/limited/login?user=" + user).statusCode()).as(user).isEqualTo(200);
+    }
   }
 
   @Test

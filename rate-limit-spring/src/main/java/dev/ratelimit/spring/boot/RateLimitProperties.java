@@ -40,8 +40,14 @@ public class RateLimitProperties {
   /** Rate limit header families on HTTP responses: any of legacy, ietf, none. */
   private String headers = "legacy,ietf";
 
-  /** Proxies whose Forwarded / X-Forwarded-For headers are believed: addresses and CIDR blocks. */
+  /** Proxies whose forwarded header is believed: addresses and CIDR blocks. */
   private String trustedProxies = "";
+
+  /** The header the trusted proxies write, the only one read: x-forwarded-for, forwarded or x-real-ip. */
+  private String forwardedHeader = "x-forwarded-for";
+
+  /** Allows trusted-proxies entries that cover every address (0.0.0.0/0, ::/0): only if every peer is a proxy. */
+  private boolean trustAllProxies;
 
   /** What limits without failure= do while a remote store is unavailable: open, closed or local. */
   private FailurePolicy storeFailure = FailurePolicy.LOCAL;
@@ -80,6 +86,22 @@ public class RateLimitProperties {
 
   public void setTrustedProxies(String trustedProxies) {
     this.trustedProxies = trustedProxies;
+  }
+
+  public String getForwardedHeader() {
+    return forwardedHeader;
+  }
+
+  public void setForwardedHeader(String forwardedHeader) {
+    this.forwardedHeader = forwardedHeader;
+  }
+
+  public boolean isTrustAllProxies() {
+    return trustAllProxies;
+  }
+
+  public void setTrustAllProxies(boolean trustAllProxies) {
+    this.trustAllProxies = trustAllProxies;
   }
 
   public FailurePolicy getStoreFailure() {

@@ -67,6 +67,11 @@ class RateLimitWebConfiguration {
     String property = "ratelimit.headers";
     try {
       builder.headers(properties.getHeaders());
+      property = "ratelimit.forwarded-header";
+      builder.forwardedHeader(properties.getForwardedHeader());
+      if (properties.isTrustAllProxies()) {
+        builder.trustAllProxies(); // before the proxies, which it allows to cover every address
+      }
       property = "ratelimit.trusted-proxies";
       if (!properties.getTrustedProxies().isBlank()) {
         builder.trustedProxies(properties.getTrustedProxies());
