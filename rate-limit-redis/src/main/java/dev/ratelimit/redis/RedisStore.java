@@ -13,14 +13,12 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.netty.util.Timeout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Keeps limits' state in Redis, so that every application node makes the same decisions
@@ -41,14 +39,22 @@ import java.util.concurrent.TimeoutException;
  * down, calls fail with {@link StoreUnavailableException}; the {@link dev.ratelimit.RateLimiter}
  * then applies each limit's failure policy ({@code open}, {@code closed} or {@code local}) until
  * Redis answers again. Lettuce reconnects by itself.
+ *
+ * <p>A slow Redis sheds instead of queueing: at most {@link Builder#maxPending} decisions wait on
+ * the connection at once, and each has its answer within its {@link Builder#deadline} (queue time
+ * included, default the command timeout). A decision past either fails at once with
+ * {@link StoreUnavailableException}, as if Redis were down.
  */
 public final class RedisStore implements RateLimitStore {
   /** The default key prefix. */
   public static final String DEFAULT_PREFIX = "ratelimit";
   /** The default command timeout. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(250);
+  /** The default bound on decisions pending at once, queued or in flight. */
+  public static final int DEFAULT_MAX_PENDING = 1000;
 
   private final ScriptRunner runner;
+  private final Backlog backlog;
   private final KeyNames keyNames;
   private final Clock clock;
   private final boolean coalescing;
@@ -58,6 +64,8 @@ public final class RedisStore implements RateLimitStore {
   private RedisStore(RedisConnector.Connected connected, Builder options) {
     this.runner = new ScriptRunner(connected.commands(), connected.timer(), options.timeout.toMillis(),
         connected.where());
+    long deadlineMillis = Math.max(1, (options.deadline != null ? options.deadline : options.timeout).toMillis());
+    this.backlog = new Backlog(options.maxPending, deadlineMillis, connected.timer(), connected.where());
     this.keyNames = new KeyNames(options.prefix);
     this.clock = options.clock;
     this.coalescing = options.coalescing;
@@ -91,7 +99,7 @@ public final class RedisStore implements RateLimitStore {
    */
   @Override
   public List<Decision> limitAll(List<Charge> charges) {
-    return await(limitAllAsync(charges));
+    return backlog.await(limitAllAsync(charges), backlog.deadlineFromNow());
   }
 
   @Override
@@ -119,7 +127,22 @@ public final class RedisStore implements RateLimitStore {
     for (int i = 0; i < keys.length; i++) {
       spaces.get(i).chargeArgs(charges.get(i).key(), charges.get(i).count(), args, i);
     }
-    return runner.run(Script.LIMIT_ALL, keys, args).thenApply(reply -> {
+    if (!backlog.enter()) {
+      return CompletableFuture.failedFuture(backlog.full());
+    }
+    CompletableFuture<List<Object>> call = runner.run(Script.LIMIT_ALL, keys, args);
+    CompletableFuture<List<Object>> answer = new CompletableFuture<>();
+    Timeout expiry = backlog.expireLater(answer);
+    call.whenComplete((reply, failure) -> {
+      expiry.cancel();
+      backlog.leave();
+      if (failure != null) {
+        answer.completeExceptionally(failure);
+      } else {
+        answer.complete(reply);
+      }
+    });
+    return answer.thenApply(reply -> {
       List<Decision> decisions = new ArrayList<>(keys.length);
       for (int i = 0; i < keys.length; i++) {
         decisions.add(Args.decision(Args.reply(reply, i), spaces.get(i).limit().capacity()));
@@ -162,6 +185,11 @@ public final class RedisStore implements RateLimitStore {
     return runner;
   }
 
+  /** The decisions pending on this store's connection. */
+  Backlog backlog() {
+    return backlog;
+  }
+
   KeyNames keyNames() {
     return keyNames;
   }
@@ -185,26 +213,6 @@ public final class RedisStore implements RateLimitStore {
     return clock == null ? "" : Long.toString(clock.millis());
   }
 
-  /** Waits for a call; its failure as thrown by the synchronous API. */
-  <T> T await(CompletableFuture<T> call) {
-    try {
-      // every script call fails by itself within the timeout; a request may wait for the call
-      // before it, so this bound is only a backstop
-      return call.get(3 * runner.timeoutMillis() + 1000, TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      Throwable cause = ScriptRunner.unwrap(e);
-      if (cause instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      throw runner.translate(cause, null);
-    } catch (TimeoutException e) {
-      throw runner.unavailable(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StoreUnavailableException("interrupted while waiting for Redis at " + runner.where(), e);
-    }
-  }
-
   /** Configures a {@link RedisStore}: where Redis is (one of four ways), and how to talk to it. */
   public static final class Builder {
     private final RedisConnector connector = new RedisConnector();
@@ -212,6 +220,8 @@ public final class RedisStore implements RateLimitStore {
     private Duration timeout = DEFAULT_TIMEOUT;
     private Clock clock;
     private boolean coalescing = true;
+    private int maxPending = DEFAULT_MAX_PENDING;
+    private Duration deadline;
 
     private Builder() {}
 
@@ -282,6 +292,37 @@ public final class RedisStore implements RateLimitStore {
         throw new IllegalArgumentException("commandTimeout must be positive but was " + timeout);
       }
       this.timeout = timeout;
+      return this;
+    }
+
+    /**
+     * The most decisions that may be pending on the store's connection at once, queued behind a
+     * script call or in one (default {@value #DEFAULT_MAX_PENDING}). A decision past it is not
+     * queued: it fails at once with {@link StoreUnavailableException}, so the limit's failure
+     * policy decides it and the limiter counts the store as unavailable. A decision keeps its
+     * place until its script call returns, even after its deadline. Without a bound, a slow Redis
+     * builds a queue whose every decision comes too late.
+     */
+    public Builder maxPending(int maxPending) {
+      if (maxPending < 1) {
+        throw new IllegalArgumentException("maxPending must be at least 1 but was " + maxPending);
+      }
+      this.maxPending = maxPending;
+      return this;
+    }
+
+    /**
+     * How long a decision may take in all, waiting behind other script calls included, before it
+     * fails with {@link StoreUnavailableException} and the limit's failure policy decides. Default:
+     * the {@link #commandTimeout command timeout}. A decision still queued at its deadline is
+     * never sent. Asynchronous decisions fail on the connection's timer, whose tick (10 ms when
+     * the store makes its client, Lettuce's default of 100 ms for the application's) adds to it.
+     */
+    public Builder deadline(Duration deadline) {
+      if (deadline == null || deadline.isNegative() || deadline.isZero()) {
+        throw new IllegalArgumentException("deadline must be positive but was " + deadline);
+      }
+      this.deadline = deadline;
       return this;
     }
 

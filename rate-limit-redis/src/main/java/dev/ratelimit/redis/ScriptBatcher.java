@@ -2,6 +2,7 @@ package dev.ratelimit.redis;
 
 import dev.ratelimit.StoreUnavailableException;
 import io.lettuce.core.cluster.SlotHash;
+import io.netty.util.Timeout;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,6 +20,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * they had come one by one. A request that finds no call in flight is sent at once, so
  * coalescing adds no latency without contention; under contention a hot key costs a script call
  * per round trip instead of one per request, and many keys share calls too.
+ *
+ * <p>Every request holds a place in the store's {@link Backlog} from when it is taken on until
+ * its call returns or it is dropped unsent: past the backlog's bound it is refused at once, and
+ * past its deadline it fails, so the limit's failure policy decides.
  *
  * <p>A request is its Redis key, its window offset and its operation as the script reads them
  * ({@link RedisKeySpace} writes them); its reply is the decision as the script wrote it.
@@ -40,6 +45,7 @@ final class ScriptBatcher {
    */
   static final int LANES = 4;
   private final RedisStore store;
+  private final Backlog backlog;
   private final Script script;
   /** The limit's arguments ({@link ScriptArguments#limit}). */
   private final String[] limit;
@@ -48,6 +54,7 @@ final class ScriptBatcher {
 
   ScriptBatcher(RedisStore store, Script script, String[] limit) {
     this.store = store;
+    this.backlog = store.backlog();
     this.script = script;
     this.limit = limit;
   }
@@ -63,18 +70,25 @@ final class ScriptBatcher {
    * @param encoded {@code op count maxWait}, as the script reads it
    */
   String decide(String redisKey, String offset, String encoded) {
-    return await(submit(redisKey, offset, encoded, true));
+    if (!backlog.enter()) {
+      throw backlog.full();
+    }
+    long deadline = backlog.deadlineFromNow();
+    return await(submit(new Request(redisKey, offset, encoded, null)), deadline);
   }
 
   /** The reply to one request, without waiting. */
   CompletableFuture<String> decideAsync(String redisKey, String offset, String encoded) {
-    return submit(redisKey, offset, encoded, false).reply;
+    if (!backlog.enter()) {
+      return CompletableFuture.failedFuture(backlog.full());
+    }
+    return submit(new Request(redisKey, offset, encoded, backlog)).reply;
   }
 
   /** A synchronous caller's wait for its reply; if its call chose it, it then wakes the others. */
-  private String await(Request request) {
+  private String await(Request request, long deadline) {
     try {
-      return store.await(request.reply);
+      return backlog.await(request.reply, deadline);
     } finally {
       request.abandoned = true;
       Call call = request.handOut;
@@ -91,20 +105,32 @@ final class ScriptBatcher {
     final String offset;
     /** {@code op count maxWait}, as the script reads it: written on the caller's thread. */
     final String encoded;
-    /** Whether a thread blocks until the reply comes (the synchronous API). */
+    /** Whether a thread blocks until the reply comes (the synchronous API): it times its own wait. */
     final boolean waitedFor;
     /** Its decision as the script wrote it. */
     final CompletableFuture<String> reply = new CompletableFuture<>();
+    /** Fails the reply of an asynchronous request at its deadline; {@code null} for a synchronous one. */
+    final Timeout expiry;
     /** Set before {@link #reply} completes when this request's thread is to wake the others of its call. */
     volatile Call handOut;
     /** Set once its thread no longer waits (it has its reply, or gave up). */
     volatile boolean abandoned;
 
-    Request(String redisKey, String offset, String encoded, boolean waitedFor) {
+    /** @param expiring the backlog that fails it at its deadline, or {@code null} when a thread waits for it */
+    Request(String redisKey, String offset, String encoded, Backlog expiring) {
       this.redisKey = redisKey;
       this.offset = offset;
       this.encoded = encoded;
-      this.waitedFor = waitedFor;
+      this.waitedFor = expiring == null;
+      this.expiry = expiring == null ? null : expiring.expireLater(reply);
+    }
+
+    /** Done with its place in the backlog: its call returned, or it is dropped unsent. */
+    void leave(Backlog backlog) {
+      if (expiry != null) {
+        expiry.cancel();
+      }
+      backlog.leave();
     }
   }
 
@@ -163,8 +189,9 @@ final class ScriptBatcher {
     private int inFlight;
   }
 
-  private Request submit(String redisKey, String offset, String encoded, boolean waitedFor) {
-    Request request = new Request(redisKey, offset, encoded, waitedFor);
+  /** Sends the request, or queues it behind its lane's call in flight. */
+  private Request submit(Request request) {
+    String redisKey = request.redisKey;
     if (!store.coalescing()) {
       send(null, List.of(request));
       return request;
@@ -236,6 +263,8 @@ final class ScriptBatcher {
         }
       }
       Throwable cause = error == null ? null : ScriptRunner.unwrap(error);
+      // places first: a caller woken below that decides again finds its place free
+      ordered.forEach(request -> request.leave(backlog));
       if (lane != null) {
         // the next call first, so that Redis works while this one's callers wake up (handing
         // that to a caller's thread, as the replies below, would delay it by a thread's wake-up)
@@ -250,27 +279,32 @@ final class ScriptBatcher {
   }
 
   /**
-   * After a call: the lane's waiting requests go in the next call. When Redis is unavailable they
-   * fail at once with the same cause, rather than each waiting out its own timeout.
+   * After a call: the lane's waiting requests go in the next call, but for those already past
+   * their deadline, which are dropped unsent. When Redis is unavailable they fail at once with
+   * the same cause, rather than each waiting out its own deadline.
    */
   private void next(Lane lane, StoreUnavailableException unavailable) {
-    List<Request> batch;
+    List<Request> batch = new ArrayList<>();
+    List<Request> dropped = new ArrayList<>();
     synchronized (lane) {
-      if (lane.waiting.isEmpty() || unavailable != null) {
+      if (unavailable != null) {
+        dropped.addAll(lane.waiting);
+        lane.waiting.clear();
+      } else {
+        while (batch.size() < MAX_BATCH && !lane.waiting.isEmpty()) {
+          Request request = lane.waiting.poll();
+          (request.reply.isDone() ? dropped : batch).add(request);
+        }
+      }
+      if (batch.isEmpty()) {
         lane.inFlight--;
       }
-      if (lane.waiting.isEmpty()) {
-        return;
-      }
-      int size = unavailable != null ? lane.waiting.size() : Math.min(MAX_BATCH, lane.waiting.size());
-      batch = new ArrayList<>(size);
-      for (int i = 0; i < size; i++) {
-        batch.add(lane.waiting.poll());
-      }
     }
+    dropped.forEach(request -> request.leave(backlog));
     if (unavailable != null) {
-      batch.forEach(request -> request.reply.completeExceptionally(unavailable));
-    } else {
+      dropped.forEach(request -> request.reply.completeExceptionally(unavailable));
+    }
+    if (!batch.isEmpty()) {
       send(lane, batch);
     }
   }
