@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One Lua script, assembled from the resources next to this class: the shared rules, the
- * decision assembly of its family (word or object), the algorithm, and a driver. Its SHA-1 is
- * what {@code EVALSHA} sends.
+ * One Lua script, assembled from the resources next to this class: the argument layout
+ * ({@link ScriptArguments#lua()}), the shared rules, the decision assembly of its family (word
+ * or object), the algorithm, and a driver. Its SHA-1 is what {@code EVALSHA} sends.
  */
 final class Script {
   /** The kinds whose state is one number and a stamp. */
@@ -75,6 +75,7 @@ final class Script {
     parts.add("state");
     parts.add(driver);
     StringBuilder source = new StringBuilder("-- rate-limit: ").append(name).append(" (dev.ratelimit.redis)\n");
+    source.append('\n').append(ScriptArguments.lua());
     for (String part : parts) {
       source.append("\n-- ==== ").append(part).append(".lua ====\n").append(resource(part + ".lua"));
     }

@@ -28,5 +28,14 @@
  * ({@code LOADING}, {@code BUSY}, {@code READONLY}, ...) fail the call with
  * {@link dev.ratelimit.StoreUnavailableException}, and the limiter applies each limit's failure
  * policy; a script error is an {@link java.lang.IllegalStateException} naming the script.
+ *
+ * <h2>Overload</h2>
+ * A slow Redis sheds instead of queueing: at most {@code maxPending} decisions (default 1000)
+ * are pending on the store's connection at once, queued behind a script call or in one, and
+ * each has its answer within its {@code deadline} (queue time included; default the command
+ * timeout). Past either, the decision fails at once with
+ * {@link dev.ratelimit.StoreUnavailableException}, exactly as if Redis were down: the limit's
+ * failure policy decides it, and the limiter counts the store as unavailable. A decision still
+ * queued at its deadline is never sent; one already sent keeps its place until its call returns.
  */
 package dev.ratelimit.redis;
