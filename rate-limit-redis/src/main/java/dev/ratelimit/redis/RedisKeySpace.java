@@ -9,8 +9,9 @@ import dev.ratelimit.SlidingLog;
 import dev.ratelimit.SlidingWindow;
 import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.TokenBucket;
+import dev.ratelimit.algorithm.LimitKind;
+import dev.ratelimit.internal.LongKeys;
 import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.LongKeys;
 import dev.ratelimit.store.Operation;
 import io.lettuce.core.cluster.SlotHash;
 import java.util.ArrayDeque;
@@ -90,7 +91,7 @@ final class RedisKeySpace implements KeySpace {
       return word(l.rate(), l.period().toMillis(), l.capacity(), l.maxReserved(), 0);
     }
     if (limit instanceof FixedWindow l) {
-      long offset = l.randomPhase() ? 0 : l.offsetMillis("");
+      long offset = l.randomPhase() ? 0 : LimitKind.of(l).windowOffset(l, "");
       return word(l.rate(), l.period().toMillis(), l.capacity(), l.maxReserved(), offset);
     }
     if (limit instanceof SlidingWindow l) {
@@ -212,7 +213,7 @@ final class RedisKeySpace implements KeySpace {
   void chargeArgs(String key, double count, String[] into, int at) {
     System.arraycopy(head, 0, into, at, head.length);
     if (randomPhase != null) {
-      into[at + 6] = Long.toString(randomPhase.offsetMillis(key));
+      into[at + 6] = Long.toString(LimitKind.of(randomPhase).windowOffset(randomPhase, key));
     }
     into[at + 7] = Args.number(count);
   }
@@ -298,7 +299,7 @@ final class RedisKeySpace implements KeySpace {
 
   private Request submit(String key, char op, double count, long maxWait, boolean waitedFor) {
     String redisKey = redisKey(key);
-    String offset = randomPhase != null ? Long.toString(randomPhase.offsetMillis(key)) : "-";
+    String offset = randomPhase != null ? Long.toString(LimitKind.of(randomPhase).windowOffset(randomPhase, key)) : "-";
     Request request = new Request(redisKey, offset, op + " " + Args.number(count) + " " + Args.millis(maxWait),
         waitedFor);
     if (!store.coalescing()) {
