@@ -7,26 +7,12 @@ import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.Operation;
 import dev.ratelimit.store.RateLimitStore;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.Delay;
-import io.netty.util.HashedWheelTimer;
-import io.netty.util.Timer;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,8 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * Keeps limits' state in Redis, so that every application node makes the same decisions
@@ -64,8 +48,6 @@ public final class RedisStore implements RateLimitStore {
   /** The default command timeout. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(250);
 
-  private static final Pattern CREDENTIALS = Pattern.compile("(?<=://)[^@/]*@");
-
   private final ScriptRunner runner;
   private final KeyNames keyNames;
   private final Clock clock;
@@ -73,14 +55,14 @@ public final class RedisStore implements RateLimitStore {
   private final boolean cluster;
   private final Runnable closer;
 
-  private RedisStore(ScriptRunner runner, String prefix, Clock clock, boolean coalescing, boolean cluster,
-      Runnable closer) {
-    this.runner = runner;
-    this.keyNames = new KeyNames(prefix);
-    this.clock = clock;
-    this.coalescing = coalescing;
-    this.cluster = cluster;
-    this.closer = closer;
+  private RedisStore(RedisConnector.Connected connected, Builder options) {
+    this.runner = new ScriptRunner(connected.commands(), connected.timer(), options.timeout.toMillis(),
+        connected.where());
+    this.keyNames = new KeyNames(options.prefix);
+    this.clock = options.clock;
+    this.coalescing = options.coalescing;
+    this.cluster = connected.cluster();
+    this.closer = connected.closer();
   }
 
   public static Builder builder() {
@@ -131,13 +113,11 @@ public final class RedisStore implements RateLimitStore {
       return spaces.get(0).applyAsync(charge.key(), Operation.LIMIT, charge.count(), 0).thenApply(List::of);
     }
     if (cluster && !oneSlot(keys)) {
-      return limitInOrderAsync(charges, 0, new ArrayList<>());
+      return RateLimitStore.limitInOrderAsync(charges).toCompletableFuture();
     }
-    String[] args = new String[2 + 8 * keys.length];
-    args[0] = now();
-    args[1] = keepsEveryKey() ? "1" : "0";
+    String[] args = ScriptArguments.all(now(), keepsEveryKey(), keys.length);
     for (int i = 0; i < keys.length; i++) {
-      spaces.get(i).chargeArgs(charges.get(i).key(), charges.get(i).count(), args, 2 + 8 * i);
+      spaces.get(i).chargeArgs(charges.get(i).key(), charges.get(i).count(), args, i);
     }
     return runner.run(Script.LIMIT_ALL, keys, args).thenApply(reply -> {
       List<Decision> decisions = new ArrayList<>(keys.length);
@@ -156,36 +136,6 @@ public final class RedisStore implements RateLimitStore {
       }
     }
     return true;
-  }
-
-  /** {@link RateLimitStore#limitInOrder} without blocking: charge by charge, giving back on a denial. */
-  private CompletableFuture<List<Decision>> limitInOrderAsync(List<Charge> charges, int at, List<Decision> taken) {
-    if (at == charges.size()) {
-      return CompletableFuture.completedFuture(taken);
-    }
-    Charge charge = charges.get(at);
-    return charge.space().applyAsync(charge.key(), Operation.LIMIT, charge.count(), 0).toCompletableFuture()
-        .thenCompose(decision -> {
-          if (decision.allowed()) {
-            taken.add(decision);
-            return limitInOrderAsync(charges, at + 1, taken);
-          }
-          CompletableFuture<?>[] refunds = new CompletableFuture<?>[at];
-          for (int j = 0; j < at; j++) {
-            Charge back = charges.get(j);
-            refunds[j] = back.space().refundAsync(back.key(), back.count()).toCompletableFuture();
-          }
-          return CompletableFuture.allOf(refunds).thenCompose(givenBack -> {
-            List<CompletableFuture<Decision>> all = new ArrayList<>(charges.size());
-            for (int j = 0; j < charges.size(); j++) {
-              Charge other = charges.get(j);
-              all.add(j == at ? CompletableFuture.completedFuture(decision)
-                  : other.space().applyAsync(other.key(), Operation.CHECK, other.count(), 0).toCompletableFuture());
-            }
-            return CompletableFuture.allOf(all.toArray(CompletableFuture<?>[]::new))
-                .thenApply(checked -> all.stream().map(CompletableFuture::join).collect(Collectors.toList()));
-          });
-        });
   }
 
   private RedisKeySpace own(KeySpace space) {
@@ -255,19 +205,9 @@ public final class RedisStore implements RateLimitStore {
     }
   }
 
-  static String withoutCredentials(String uri) {
-    return CREDENTIALS.matcher(uri).replaceAll("");
-  }
-
   /** Configures a {@link RedisStore}: where Redis is (one of four ways), and how to talk to it. */
   public static final class Builder {
-    private String uri;
-    private RedisURI redisUri;
-    private List<String> clusterUris;
-    private RedisClient client;
-    private RedisClusterClient clusterClient;
-    private StatefulRedisConnection<String, String> connection;
-    private StatefulRedisClusterConnection<String, String> clusterConnection;
+    private final RedisConnector connector = new RedisConnector();
     private String prefix = DEFAULT_PREFIX;
     private Duration timeout = DEFAULT_TIMEOUT;
     private Clock clock;
@@ -282,49 +222,43 @@ public final class RedisStore implements RateLimitStore {
      * the URI to connect that client to.
      */
     public Builder uri(String uri) {
-      this.uri = Objects.requireNonNull(uri, "uri");
-      this.redisUri = null;
+      connector.uri(uri);
       return this;
     }
 
     /** As {@link #uri(String)}, from Lettuce's own form (credentials need no escaping). */
     public Builder uri(RedisURI uri) {
-      Objects.requireNonNull(uri, "uri");
-      this.uri = (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ":" + uri.getPort() + "/" + uri.getDatabase();
-      this.redisUri = uri;
+      connector.uri(uri);
       return this;
     }
 
     /** A Redis Cluster, from one or more of its nodes' URIs. */
     public Builder cluster(String... uris) {
-      if (uris.length == 0) {
-        throw new IllegalArgumentException("cluster needs at least one node URI");
-      }
-      this.clusterUris = List.of(uris);
+      connector.cluster(uris);
       return this;
     }
 
     /** A client of the application's; the store opens its own connection and leaves the client open. */
     public Builder client(RedisClient client) {
-      this.client = Objects.requireNonNull(client, "client");
+      connector.client(client);
       return this;
     }
 
     /** A Cluster client of the application's; the store opens its own connection and leaves the client open. */
     public Builder client(RedisClusterClient client) {
-      this.clusterClient = Objects.requireNonNull(client, "client");
+      connector.client(client);
       return this;
     }
 
     /** A connection of the application's, shared (Lettuce connections are thread-safe); left open on close. */
     public Builder connection(StatefulRedisConnection<String, String> connection) {
-      this.connection = Objects.requireNonNull(connection, "connection");
+      connector.connection(connection);
       return this;
     }
 
     /** A Cluster connection of the application's, shared; left open on close. */
     public Builder connection(StatefulRedisClusterConnection<String, String> connection) {
-      this.clusterConnection = Objects.requireNonNull(connection, "connection");
+      connector.connection(connection);
       return this;
     }
 
@@ -378,136 +312,7 @@ public final class RedisStore implements RateLimitStore {
      * @throws StoreUnavailableException naming the URI, if Redis can't be reached
      */
     public RedisStore build() {
-      int sources = (clusterUris != null ? 1 : 0) + (client != null ? 1 : 0) + (clusterClient != null ? 1 : 0)
-          + (connection != null ? 1 : 0) + (clusterConnection != null ? 1 : 0);
-      if (sources == 0 && uri != null) {
-        return standalone(redisUri != null ? redisUri : parse(uri));
-      }
-      if (sources != 1 || (uri != null && client == null)) {
-        throw new IllegalStateException("configure exactly one of uri, cluster, client (with an optional uri) "
-            + "and connection");
-      }
-      if (connection != null) {
-        return new RedisStore(runner(connection.async(), connection, "a Lettuce connection"), prefix, clock,
-            coalescing, false, () -> {});
-      }
-      if (clusterConnection != null) {
-        return new RedisStore(runner(clusterConnection.async(), clusterConnection, "a Lettuce Cluster connection"),
-            prefix, clock, coalescing, true, () -> {});
-      }
-      if (client != null) {
-        String where = uri != null ? withoutCredentials(uri) : "a Lettuce client";
-        StatefulRedisConnection<String, String> own = connect(where, () -> uri != null
-            ? client.connect(StringCodec.UTF8, redisUri != null ? redisUri : parse(uri)) : client.connect(StringCodec.UTF8));
-        return new RedisStore(runner(own.async(), own, where), prefix, clock, coalescing, false, own::close);
-      }
-      if (clusterClient != null) {
-        StatefulRedisClusterConnection<String, String> own = connect("a Lettuce Cluster client",
-            () -> clusterClient.connect(StringCodec.UTF8));
-        return new RedisStore(runner(own.async(), own, "a Lettuce Cluster client"), prefix, clock, coalescing, true,
-            own::close);
-      }
-      return cluster(clusterUris.stream().map(Builder::parse).toList());
-    }
-
-    private RedisStore standalone(RedisURI redisUri) {
-      String where = withoutCredentials(uri);
-      Owned owned = new Owned();
-      try {
-        RedisClient own = RedisClient.create(owned.resources, redisUri);
-        owned.client = own;
-        own.setOptions(ClientOptions.builder().autoReconnect(true)
-            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .socketOptions(socketOptions()).timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
-            .build());
-        StatefulRedisConnection<String, String> connection = connect(where, () -> own.connect(StringCodec.UTF8));
-        owned.connection = connection;
-        return new RedisStore(runner(connection.async(), connection, where), prefix, clock, coalescing, false,
-            owned::close);
-      } catch (RuntimeException e) {
-        owned.close();
-        throw e;
-      }
-    }
-
-    private RedisStore cluster(List<RedisURI> uris) {
-      String where = "Redis Cluster " + clusterUris.stream().map(RedisStore::withoutCredentials).toList();
-      Owned owned = new Owned();
-      try {
-        RedisClusterClient own = RedisClusterClient.create(owned.resources, uris);
-        owned.client = own;
-        own.setOptions(ClusterClientOptions.builder().autoReconnect(true)
-            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .socketOptions(socketOptions()).timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
-            .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers().build())
-            .build());
-        StatefulRedisClusterConnection<String, String> connection = connect(where, () -> own.connect(StringCodec.UTF8));
-        owned.connection = connection;
-        return new RedisStore(runner(connection.async(), connection, where), prefix, clock, coalescing, true,
-            owned::close);
-      } catch (RuntimeException e) {
-        owned.close();
-        throw e;
-      }
-    }
-
-    private SocketOptions socketOptions() {
-      // connecting may take longer than a command, but not much: reconnects should notice soon
-      return SocketOptions.builder().connectTimeout(timeout.compareTo(Duration.ofSeconds(1)) > 0 ? timeout
-          : Duration.ofSeconds(1)).build();
-    }
-
-    private ScriptRunner runner(RedisScriptingAsyncCommands<String, String> commands, StatefulConnection<?, ?> on,
-        String where) {
-      return new ScriptRunner(commands, on.getResources().timer(), timeout.toMillis(), where);
-    }
-
-    private static <C> C connect(String where, java.util.function.Supplier<C> connect) {
-      try {
-        return connect.get();
-      } catch (RuntimeException e) {
-        throw new StoreUnavailableException("Redis at " + where + " unavailable: " + e.getMessage(), e);
-      }
-    }
-
-    private static RedisURI parse(String uri) {
-      try {
-        return RedisURI.create(uri);
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException("invalid Redis URI '" + withoutCredentials(uri) + "': " + e.getMessage(), e);
-      }
-    }
-  }
-
-  /**
-   * What a store made for itself and closes with itself: client resources whose reconnects back
-   * off to at most a second (so decisions come back to Redis soon after it does), and a timer
-   * fine enough for command timeouts of a few hundred milliseconds.
-   */
-  private static final class Owned {
-    final Timer timer = new HashedWheelTimer(new DefaultThreadFactory("ratelimit-redis-timer", true), 10,
-        TimeUnit.MILLISECONDS);
-    final ClientResources resources = DefaultClientResources.builder().timer(timer)
-        .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
-        .build();
-    io.lettuce.core.AbstractRedisClient client;
-    StatefulConnection<?, ?> connection;
-
-    void close() {
-      try {
-        if (connection != null) {
-          connection.close();
-        }
-      } finally {
-        try {
-          if (client != null) {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-          }
-        } finally {
-          resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
-          timer.stop();
-        }
-      }
+      return new RedisStore(connector.connect(timeout), this);
     }
   }
 }

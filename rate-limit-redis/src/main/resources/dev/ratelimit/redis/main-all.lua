@@ -3,23 +3,18 @@
 -- denial nothing is written and the other charges are checks on the untouched states.
 --
 -- KEYS[i]  the key of charge i
--- ARGV[1]  now in epoch ms, or '' for Redis TIME
--- ARGV[2]  '1' to keep every key (the clock is the caller's), else '0'
--- ARGV[3 + 8(i−1) …] per charge: kind, fingerprint, five parameters, count
-local now = read_now(ARGV[1])
-local keep = ARGV[2] == '1'
+-- ARGV     as dev.ratelimit.redis.ScriptArguments lays it out (the ARG_ constants): now and
+--          keep, then from ARG_ALL_FIRST, ARG_ALL_STRIDE apart, per charge: its limit (kind,
+--          fingerprint, ARG_PARAMETERS parameters) and its count
+local now = read_now(ARGV[ARG_NOW])
+local keep = ARGV[ARG_KEEP] == '1'
 local n = #KEYS
 local limits, fingerprints, counts = {}, {}, {}
 local original, working, owner = {}, {}, {}
 for i = 1, n do
-  local at = 3 + 8 * (i - 1)
-  local kind = KINDS[ARGV[at]]
-  if kind == nil then
-    error('unknown kind of limit ' .. tostring(ARGV[at]))
-  end
-  limits[i] = kind(ARGV[at + 2], ARGV[at + 3], ARGV[at + 4], ARGV[at + 5], ARGV[at + 6])
-  fingerprints[i] = ARGV[at + 1]
-  counts[i] = tonumber(ARGV[at + 7])
+  local at = ARG_ALL_FIRST + ARG_ALL_STRIDE * (i - 1)
+  limits[i], fingerprints[i] = read_limit(at)
+  counts[i] = tonumber(ARGV[at + ARG_LIMIT_SIZE])
   local key = KEYS[i]
   if owner[key] == nil then
     owner[key] = i

@@ -4,27 +4,22 @@
 -- decided on its own key.
 --
 -- KEYS       prefix:{name:key} of each key, in the order of their requests below
--- ARGV[1]    now in epoch ms, or '' for Redis TIME
--- ARGV[2]    '1' to keep every key (the clock is the caller's and may go back), else '0'
--- ARGV[3]    the kind, ARGV[4] the limit's fingerprint, ARGV[5..9] its parameters
--- ARGV[9+k]  the requests on KEYS[k]: its window offset ('-' for ARGV[9]), then per request, in
---            order: op ('l' limit, 'c' check, 'r' reserve, 'f' refund, 'x' reset), count, and
---            maxWait (ms, -1: no bound), all separated by spaces
+-- ARGV       as dev.ratelimit.redis.ScriptArguments lays it out (the ARG_ constants): now and
+--            keep, the limit from ARG_BATCH_LIMIT (kind, fingerprint, ARG_PARAMETERS
+--            parameters), then from ARG_BATCH_REQUESTS one entry per key: the requests on
+--            KEYS[k]: its window offset ('-' for the limit's), then per request, in order: op ('l'
+--            limit, 'c' check, 'r' reserve, 'f' refund, 'x' reset), count, and maxWait (ms, -1: no
+--            bound), all separated by spaces
 -- Reply: one string per request, in the same order (reply_of in state.lua).
-local now = read_now(ARGV[1])
-local keep = ARGV[2] == '1'
-local kind = KINDS[ARGV[3]]
-if kind == nil then
-  error('unknown kind of limit ' .. tostring(ARGV[3]))
-end
-local fingerprint = ARGV[4]
-local limit = kind(ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9])
+local now = read_now(ARGV[ARG_NOW])
+local keep = ARGV[ARG_KEEP] == '1'
+local limit, fingerprint = read_limit(ARG_BATCH_LIMIT)
 local default_offset = limit.offset
 
 local out = {}
 for k = 1, #KEYS do
   local key = KEYS[k]
-  local next_word = string.gmatch(ARGV[9 + k], '%S+')
+  local next_word = string.gmatch(ARGV[ARG_BATCH_REQUESTS + k - 1], '%S+')
   local offset = next_word()
   if offset == '-' then
     limit.offset = default_offset

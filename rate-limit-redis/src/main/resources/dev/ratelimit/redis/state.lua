@@ -15,6 +15,16 @@ local function read_now(given)
   return tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
 end
 
+-- The limit whose arguments start at ARGV[at] (kind, fingerprint, ARG_PARAMETERS parameters):
+-- its kind's limit table and its fingerprint.
+local function read_limit(at)
+  local kind = KINDS[ARGV[at]]
+  if kind == nil then
+    error('unknown kind of limit ' .. tostring(ARGV[at]))
+  end
+  return kind(unpack(ARGV, at + 2, at + 1 + ARG_PARAMETERS)), ARGV[at + 1]
+end
+
 -- The key's state, or nil when it is fresh (missing, expired, or written under another limit).
 local function load_state(key, fingerprint, limit)
   local value = redis.call('GET', key)

@@ -1,0 +1,98 @@
+package dev.ratelimit.redis;
+
+/**
+ * The one description of what the scripts read from {@code ARGV}. Both drivers start with the
+ * same preamble and describe a limit the same way; {@link #lua()} hands these positions to the
+ * Lua side as constants at the top of every script, so neither side counts by itself.
+ *
+ * <pre>
+ * preamble   now (epoch ms, or '' for Redis TIME), keep ('1': keys never expire)
+ * limit      kind, fingerprint, {@value #PARAMETERS} parameters (the last: a fixed window's offset)
+ * main-batch preamble, one limit, then one request list per key (KEYS[k])
+ * main-all   preamble, then per charge: a limit and its count
+ * </pre>
+ */
+final class ScriptArguments {
+  /** How many parameters every kind's Lua constructor takes (unused ones are {@code 0}). */
+  static final int PARAMETERS = 5;
+  /** The parameter that holds a fixed window's offset, which a random phase sets per key. */
+  static final int OFFSET_PARAMETER = 4;
+
+  /** now, keep. */
+  private static final int PREAMBLE = 2;
+  /** kind, fingerprint, parameters. */
+  static final int LIMIT = 2 + PARAMETERS;
+  /** A charge of an all-or-nothing call: a limit, then its count. */
+  private static final int CHARGE = LIMIT + 1;
+  /** Where main-batch's request lists start. */
+  private static final int BATCH_HEAD = PREAMBLE + LIMIT;
+
+  private ScriptArguments() {}
+
+  /**
+   * A limit as the scripts read it.
+   *
+   * @param parameters {@value #PARAMETERS} of them, as the kind's Lua constructor takes them
+   */
+  static String[] limit(String kind, String fingerprint, String[] parameters) {
+    if (parameters.length != PARAMETERS) {
+      throw new IllegalArgumentException("a limit has " + PARAMETERS + " script parameters, not "
+          + parameters.length);
+    }
+    String[] limit = new String[LIMIT];
+    limit[0] = kind;
+    limit[1] = fingerprint;
+    System.arraycopy(parameters, 0, limit, 2, PARAMETERS);
+    return limit;
+  }
+
+  /** main-batch's arguments, with room for the request lists of {@code keys} keys. */
+  static String[] batch(String now, boolean keep, String[] limit, int keys) {
+    String[] args = new String[BATCH_HEAD + keys];
+    preamble(args, now, keep);
+    System.arraycopy(limit, 0, args, PREAMBLE, LIMIT);
+    return args;
+  }
+
+  /** Where main-batch reads the requests on its {@code k}-th key (from 0). */
+  static int requestsOf(int k) {
+    return BATCH_HEAD + k;
+  }
+
+  /** main-all's arguments, with room for {@code charges} charges. */
+  static String[] all(String now, boolean keep, int charges) {
+    String[] args = new String[PREAMBLE + CHARGE * charges];
+    preamble(args, now, keep);
+    return args;
+  }
+
+  /**
+   * Writes charge {@code i} (from 0) of an all-or-nothing call.
+   *
+   * @param offset the key's window offset, or {@code null} for the limit's
+   */
+  static void charge(String[] args, int i, String[] limit, String offset, String count) {
+    int at = PREAMBLE + CHARGE * i;
+    System.arraycopy(limit, 0, args, at, LIMIT);
+    if (offset != null) {
+      args[at + 2 + OFFSET_PARAMETER] = offset;
+    }
+    args[at + LIMIT] = count;
+  }
+
+  private static void preamble(String[] args, String now, boolean keep) {
+    args[0] = now;
+    args[1] = keep ? "1" : "0";
+  }
+
+  /** The layout as Lua constants (1-based, as {@code ARGV} is), put at the top of every script. */
+  static String lua() {
+    return "-- the ARGV layout, from dev.ratelimit.redis.ScriptArguments\n"
+        + "local ARG_NOW, ARG_KEEP = 1, 2\n"
+        + "local ARG_PARAMETERS = " + PARAMETERS + "\n"
+        + "local ARG_LIMIT_SIZE = " + LIMIT + "\n"
+        + "local ARG_BATCH_LIMIT = " + (PREAMBLE + 1) + "\n"
+        + "local ARG_BATCH_REQUESTS = " + (BATCH_HEAD + 1) + "\n"
+        + "local ARG_ALL_FIRST, ARG_ALL_STRIDE = " + (PREAMBLE + 1) + ", " + CHARGE + "\n";
+  }
+}
