@@ -1,10 +1,20 @@
 /**
  * Rate limiting decisions: limits, the {@link dev.ratelimit.RateLimiter}, the store SPI and the
- * embedded in-memory store. The algorithms stay internal.
+ * embedded in-memory store. Everything else is internal, exported only to this project's modules:
+ * what each kind of limit is ({@code algorithm}: its spec, algorithm, shard split and store
+ * arguments), the helpers the stores share ({@code internal}) and the simulator's trace engine.
  */
+@SuppressWarnings("module") // the qualified exports name modules that are built after this one
 module dev.ratelimit.core {
   exports dev.ratelimit;
   exports dev.ratelimit.store;
-  exports dev.ratelimit.spec;
-  exports dev.ratelimit.trace;
+
+  // the simulator's trace engine: the CLI's, here because every store's contract test (in this
+  // module's test-jar) replays the conformance vectors through it
+  exports dev.ratelimit.trace to dev.ratelimit.cli;
+
+  exports dev.ratelimit.algorithm to
+      dev.ratelimit.redis, dev.ratelimit.bucket4j, dev.ratelimit.cli, dev.ratelimit.servlet, dev.ratelimit.spring;
+  exports dev.ratelimit.internal to
+      dev.ratelimit.redis, dev.ratelimit.bucket4j, dev.ratelimit.cli, dev.ratelimit.servlet, dev.ratelimit.spring;
 }

@@ -17,6 +17,12 @@ class BoundLimit {
   final Limit limit;
   final KeySpace space;
   final KeySpace raw;
+  /** The guarded space, or {@code null} when the store never fails. */
+  private final GuardedKeySpace guarded;
+  /** Who hears of each decision; {@code null}: nobody, and reporting costs nothing. */
+  private final DecisionListener listener;
+  /** The name decisions are reported under. */
+  private final String reportedName;
   private final boolean reservable;
   private final double largestLimit;
   private final double largestReserve;
@@ -34,6 +40,9 @@ class BoundLimit {
     this.limit = limit;
     this.raw = binding.store().bind(name, stored);
     this.space = binding.guard(raw);
+    this.guarded = space instanceof GuardedKeySpace g ? g : null;
+    this.listener = binding.listener();
+    this.reportedName = name.startsWith("~") ? limit.toString() : name;
     this.reservable = limit.reservable();
     this.largestLimit = limit.largestCount();
     this.largestReserve = limit.largestReservation();
@@ -48,9 +57,13 @@ class BoundLimit {
 
     /**
      * All or nothing: on the store when it answers ({@code raw} charges), else charge by charge
-     * through each limit's failure policy ({@code guarded}, the same charges on guarded spaces).
+     * through each limit's failure policy ({@code guarded}, the same charges on guarded spaces),
+     * noting that in {@code report} when there is one.
      */
-    CompletionStage<List<Decision>> limitAllAsync(List<Charge> raw, List<Charge> guarded);
+    CompletionStage<List<Decision>> limitAllAsync(List<Charge> raw, List<Charge> guarded, Report report);
+
+    /** Who hears of each decision, or {@code null}. */
+    DecisionListener listener();
   }
 
   static BoundLimit bind(Binding binding, String name, Limit limit) {
@@ -78,14 +91,56 @@ class BoundLimit {
     }
   }
 
-  Decision apply(String key, Operation op, double count, long maxWait) {
+  /** One request's decision, reported to the listener once, however many store calls it took. */
+  final Decision apply(String key, Operation op, double count, long maxWait) {
     check(op, count);
-    return space.apply(key, op, count, maxWait);
+    if (listener == null) {
+      return decide(key, op, count, maxWait, null);
+    }
+    Report report = new Report();
+    return reported(decide(key, op, count, maxWait, report), report);
   }
 
-  CompletionStage<Decision> applyAsync(String key, Operation op, double count, long maxWait) {
+  final CompletionStage<Decision> applyAsync(String key, Operation op, double count, long maxWait) {
     check(op, count);
-    return space.applyAsync(key, op, count, maxWait);
+    if (listener == null) {
+      return decideAsync(key, op, count, maxWait, null);
+    }
+    Report report = new Report();
+    return decideAsync(key, op, count, maxWait, report).thenApply(decision -> reported(decision, report));
+  }
+
+  /** The decision on the store, or by the failure policy (noted in {@code report}, if any). */
+  Decision decide(String key, Operation op, double count, long maxWait, Report report) {
+    return guarded != null ? guarded.apply(key, op, count, maxWait, report) : space.apply(key, op, count, maxWait);
+  }
+
+  CompletionStage<Decision> decideAsync(String key, Operation op, double count, long maxWait, Report report) {
+    return on(key, op, count, maxWait, report);
+  }
+
+  /** One request on one key of the guarded space, noting a policy decision in {@code report}. */
+  final CompletionStage<Decision> on(String key, Operation op, double count, long maxWait, Report report) {
+    return guarded != null
+        ? guarded.applyAsync(key, op, count, maxWait, report)
+        : space.applyAsync(key, op, count, maxWait);
+  }
+
+  /** Tells the listener; a listener that throws changes no decision. */
+  final Decision reported(Decision decision, Report report) {
+    if (listener != null) {
+      try {
+        listener.onDecision(reportedName, decision, report == null ? null : report.fallback(policy()));
+      } catch (RuntimeException e) {
+        ListenerFailures.ignored(e);
+      }
+    }
+    return decision;
+  }
+
+  /** The failure policy around this limit's store, or {@code null} when the store never fails. */
+  final FailurePolicy policy() {
+    return guarded != null ? guarded.policy() : null;
   }
 
   void reset(String key) {

@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.spec.SpecWriter;
+import dev.ratelimit.algorithm.SpecWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -40,15 +40,6 @@ public record FixedWindow(double rate, Duration period, double capacity, double 
   @Override
   public String kind() {
     return "fixed-window";
-  }
-
-  /**
-   * Where a key's windows begin, in milliseconds past each multiple of the period: the start's,
-   * or with {@link #randomPhase} a point of the key's own (32-bit FNV-1a of its UTF-8 bytes
-   * scaled to the period), the same on every node and in every store.
-   */
-  public long offsetMillis(String key) {
-    return dev.ratelimit.algorithm.Algorithms.windowOffset(this, key);
   }
 
   @Override

@@ -1,9 +1,8 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.Futures;
 import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.Operation;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -16,13 +15,13 @@ import java.util.function.Supplier;
 final class GuardedKeySpace implements KeySpace {
   private final KeySpace store;
   private final FailurePolicy policy;
-  private final StoreHealth health;
+  private final FailureGuard guard;
   private final Supplier<KeySpace> local;
 
-  GuardedKeySpace(KeySpace store, FailurePolicy policy, StoreHealth health, Supplier<KeySpace> local) {
+  GuardedKeySpace(KeySpace store, FailurePolicy policy, FailureGuard guard, Supplier<KeySpace> local) {
     this.store = store;
     this.policy = policy;
-    this.health = health;
+    this.guard = guard;
     this.local = local;
   }
 
@@ -36,122 +35,79 @@ final class GuardedKeySpace implements KeySpace {
     return store.limit();
   }
 
+  FailurePolicy policy() {
+    return policy;
+  }
+
   @Override
   public Decision apply(String key, Operation op, double count, long maxWait) {
-    if (!health.skipStore()) {
-      try {
-        Decision decision = store.apply(key, op, count, maxWait);
-        health.succeeded();
-        return decision;
-      } catch (StoreUnavailableException e) {
-        health.failed(e);
-      }
-    }
-    return withoutStore(key, op, count, maxWait);
+    return apply(key, op, count, maxWait, null);
+  }
+
+  /** As {@link #apply(String, Operation, double, long)}, noting in {@code report} when the policy decided. */
+  Decision apply(String key, Operation op, double count, long maxWait, Report report) {
+    return guard.call(() -> store.apply(key, op, count, maxWait), () -> withoutStore(key, op, count, maxWait, report));
   }
 
   @Override
   public CompletionStage<Decision> applyAsync(String key, Operation op, double count, long maxWait) {
-    if (health.skipStore()) {
-      return completed(() -> withoutStore(key, op, count, maxWait));
-    }
-    return store.applyAsync(key, op, count, maxWait).handle((decision, failure) -> {
-      if (failure == null) {
-        health.succeeded();
-        return CompletableFuture.completedFuture(decision);
-      }
-      health.failed(unavailable(failure));
-      return completed(() -> withoutStore(key, op, count, maxWait));
-    }).thenCompose(stage -> stage);
+    return applyAsync(key, op, count, maxWait, null);
+  }
+
+  CompletionStage<Decision> applyAsync(String key, Operation op, double count, long maxWait, Report report) {
+    return guard.callAsync(() -> store.applyAsync(key, op, count, maxWait),
+        () -> Futures.completed(() -> withoutStore(key, op, count, maxWait, report)));
   }
 
   /** The decision of the failure policy. */
-  private Decision withoutStore(String key, Operation op, double count, long maxWait) {
-    return switch (policy) {
+  private Decision withoutStore(String key, Operation op, double count, long maxWait, Report report) {
+    Decision decision = switch (policy) {
       case OPEN -> new Decision(true, limit().capacity(), limit().capacity(), 0, 0);
-      case CLOSED -> throw health.lastFailure();
+      case CLOSED -> throw guard.health().lastFailure();
       case LOCAL -> local.get().apply(key, op, count, maxWait);
     };
+    if (report != null) {
+      report.fallback = policy;
+    }
+    return decision;
   }
 
+  /** Resets and refunds: on the local store when the policy is local, else as the store fails. */
   @Override
   public void reset(String key) {
-    guard(() -> {
+    Supplier<Void> onStore = () -> {
       store.reset(key);
       return null;
-    }, () -> {
-      local.get().reset(key);
-      return null;
-    });
+    };
+    if (policy == FailurePolicy.LOCAL) {
+      guard.call(onStore, () -> {
+        local.get().reset(key);
+        return null;
+      });
+    } else {
+      guard.tryStore(onStore);
+    }
   }
 
   @Override
   public Decision refund(String key, double count) {
-    return guard(() -> store.refund(key, count), () -> local.get().refund(key, count));
+    return policy == FailurePolicy.LOCAL
+        ? guard.call(() -> store.refund(key, count), () -> local.get().refund(key, count))
+        : guard.tryStore(() -> store.refund(key, count));
   }
 
   @Override
   public CompletionStage<Void> resetAsync(String key) {
-    return guardAsync(() -> store.resetAsync(key), () -> local.get().resetAsync(key));
+    return policy == FailurePolicy.LOCAL
+        ? guard.callAsync(() -> store.resetAsync(key), () -> local.get().resetAsync(key))
+        : guard.tryStoreAsync(() -> store.resetAsync(key));
   }
 
   @Override
   public CompletionStage<Decision> refundAsync(String key, double count) {
-    return guardAsync(() -> store.refundAsync(key, count), () -> local.get().refundAsync(key, count));
-  }
-
-  private <T> CompletionStage<T> guardAsync(Supplier<CompletionStage<T>> onStore,
-      Supplier<CompletionStage<T>> onLocal) {
-    if (health.skipStore() && policy == FailurePolicy.LOCAL) {
-      return onLocal.get();
-    }
-    return onStore.get().handle((result, failure) -> {
-      if (failure == null) {
-        health.succeeded();
-        return CompletableFuture.completedFuture(result);
-      }
-      StoreUnavailableException unavailable = unavailable(failure);
-      health.failed(unavailable);
-      return policy == FailurePolicy.LOCAL ? onLocal.get() : CompletableFuture.<T>failedFuture(unavailable);
-    }).thenCompose(stage -> stage);
-  }
-
-  /** Resets and refunds: on the local store when the policy is local, else as the store fails. */
-  private <T> T guard(Supplier<T> onStore, Supplier<T> onLocal) {
-    if (health.skipStore() && policy == FailurePolicy.LOCAL) {
-      return onLocal.get();
-    }
-    try {
-      T result = onStore.get();
-      health.succeeded();
-      return result;
-    } catch (StoreUnavailableException e) {
-      health.failed(e);
-      if (policy != FailurePolicy.LOCAL) {
-        throw e;
-      }
-      return onLocal.get();
-    }
-  }
-
-  /** The store failure inside an async failure, or a wrapper naming it. */
-  private static StoreUnavailableException unavailable(Throwable failure) {
-    Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-    if (cause instanceof StoreUnavailableException unavailable) {
-      return unavailable;
-    }
-    if (cause instanceof RuntimeException runtime) {
-      throw runtime;
-    }
-    throw new CompletionException(cause);
-  }
-
-  private static <T> CompletionStage<T> completed(Supplier<T> call) {
-    try {
-      return CompletableFuture.completedFuture(call.get());
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
+    return policy == FailurePolicy.LOCAL
+        ? guard.callAsync(() -> store.refundAsync(key, count), () -> local.get().refundAsync(key, count))
+        : guard.tryStoreAsync(() -> store.refundAsync(key, count));
   }
 
   /** The store's own key space, for calls the store decides all at once. */

@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.spec.LimitSpecParser;
+import dev.ratelimit.algorithm.LimitSpecParser;
 import java.time.Duration;
 import java.util.Optional;
 

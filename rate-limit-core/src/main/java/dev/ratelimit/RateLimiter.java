@@ -14,9 +14,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 import java.util.regex.Pattern;
 
 /**
@@ -43,6 +45,9 @@ public final class RateLimiter implements AutoCloseable {
   private final RateLimitStore store;
   private final FailurePolicy storeFailure;
   private final StoreHealth health;
+  private final FailureGuard guard;
+  /** {@code null} when nobody listens: then reporting is one null check per decision. */
+  private final DecisionListener listener;
   /** Where limits with the {@code local} policy decide while the store is down; made on first need. */
   private volatile InMemoryStore localStore;
   /** Looked up on every call: a plain hash map, never changed after construction. */
@@ -55,6 +60,8 @@ public final class RateLimiter implements AutoCloseable {
     this.store = builder.store != null ? builder.store : new InMemoryStore(clock);
     this.storeFailure = builder.storeFailure;
     this.health = new StoreHealth(clock, builder.storeRetry.toMillis());
+    this.guard = new FailureGuard(health);
+    this.listener = builder.listener;
     Map<String, BoundLimit> bound = new LinkedHashMap<>();
     builder.limits.forEach((name, limit) -> bound.put(name, BoundLimit.bind(binding(), name, limit)));
     this.named = new HashMap<>(bound);
@@ -113,14 +120,65 @@ public final class RateLimiter implements AutoCloseable {
       }
       return decision;
     }
-    long deadline = clock.millis() + budget;
-    for (;;) {
-      Decision decision = bound.apply(k, Operation.LIMIT, count, 0);
-      if (decision.allowed() || decision.retryAfterMillis() > deadline - clock.millis()) {
-        return decision;
-      }
-      clock.sleep(Math.max(1, decision.retryAfterMillis()));
+    return retryUntil(() -> bound.apply(k, Operation.LIMIT, count, 0), Decision::allowed, Decision::retryAfterMillis,
+        clock.millis() + budget);
+  }
+
+  /**
+   * {@link #acquire} on several limits at once, all or nothing: one call acquires; several are
+   * tried together and, while denied, again when the decisions say, until {@code maxWait} is
+   * spent.
+   *
+   * @return the admitting decisions, or the denials when the wait would exceed {@code maxWait}
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public Decisions acquireAll(List<LimitCall> calls, Duration maxWait) throws InterruptedException {
+    Objects.requireNonNull(maxWait, "maxWait");
+    if (calls.size() == 1) {
+      LimitCall only = calls.get(0);
+      return new Decisions(calls, List.of(acquire(only.limit(), only.key(), only.count(), maxWait)));
     }
+    return retryUntil(() -> limitAll(calls), Decisions::allowed, Decisions::retryAfterMillis,
+        clock.millis() + maxWait.toMillis());
+  }
+
+  /** {@link #acquireAll} without blocking a thread: completes when the turn has come. */
+  public CompletionStage<Decisions> acquireAllAsync(List<LimitCall> calls, Duration maxWait) {
+    Objects.requireNonNull(maxWait, "maxWait");
+    if (calls.size() == 1) {
+      LimitCall only = calls.get(0);
+      return acquireAsync(only.limit(), only.key(), only.count(), maxWait)
+          .thenApply(decision -> new Decisions(calls, List.of(decision)));
+    }
+    return retryUntilAsync(() -> limitAllAsync(calls), Decisions::allowed, Decisions::retryAfterMillis,
+        clock.millis() + maxWait.toMillis());
+  }
+
+  /**
+   * The one wait loop: decides and, while denied, sleeps as long as the decision says and tries
+   * again, until the next wait would pass the deadline.
+   */
+  private <T> T retryUntil(Supplier<T> attempt, Predicate<T> allowed, ToLongFunction<T> retryAfter, long deadline)
+      throws InterruptedException {
+    for (;;) {
+      T outcome = attempt.get();
+      long wait = retryAfter.applyAsLong(outcome);
+      if (allowed.test(outcome) || wait > deadline - clock.millis()) {
+        return outcome;
+      }
+      clock.sleep(Math.max(1, wait));
+    }
+  }
+
+  /** {@link #retryUntil} without blocking: waits on {@link Clock#after}. */
+  private <T> CompletionStage<T> retryUntilAsync(Supplier<CompletionStage<T>> attempt, Predicate<T> allowed,
+      ToLongFunction<T> retryAfter, long deadline) {
+    return attempt.get().thenCompose(outcome -> {
+      long wait = retryAfter.applyAsLong(outcome);
+      return allowed.test(outcome) || wait > deadline - clock.millis()
+          ? CompletableFuture.completedFuture(outcome)
+          : clock.after(Math.max(1, wait)).thenCompose(waited -> retryUntilAsync(attempt, allowed, retryAfter, deadline));
+    });
   }
 
   /** Consumes on every limit or on none. */
@@ -131,48 +189,28 @@ public final class RateLimiter implements AutoCloseable {
   /** Consumes on every limit or on none. */
   public Decisions limitAll(List<LimitCall> calls) {
     Plan plan = plan(calls);
-    return plan.decisions(limitAll(plan.charges, plan.guarded()));
+    Report report = listener == null ? null : new Report();
+    return plan.reported(plan.decisions(limitAll(plan.charges, plan.guarded(), report)), report);
   }
 
-  private List<Decision> limitAll(List<Charge> raw, List<Charge> guarded) {
-    if (!health.skipStore()) {
-      try {
-        List<Decision> decisions = store.limitAll(raw);
-        health.succeeded();
-        return decisions;
-      } catch (StoreUnavailableException e) {
-        health.failed(e);
+  /** All or nothing: on the store when it answers, else charge by charge through each limit's failure policy. */
+  private List<Decision> limitAll(List<Charge> raw, List<Charge> guarded, Report report) {
+    return guard.call(() -> store.limitAll(raw), () -> {
+      if (report != null) {
+        report.allFellBack = true;
       }
-    }
-    // each limit's failure policy, one charge at a time
-    return RateLimitStore.limitInOrder(guarded);
+      return RateLimitStore.limitInOrder(guarded);
+    });
   }
 
-  private CompletionStage<List<Decision>> limitAllAsync(List<Charge> raw, List<Charge> guarded) {
-    if (health.skipStore()) {
-      return completed(() -> RateLimitStore.limitInOrder(guarded));
-    }
-    return store.limitAllAsync(raw).handle((decisions, failure) -> {
-      if (failure == null) {
-        health.succeeded();
-        return CompletableFuture.completedFuture(decisions);
+  /** {@link #limitAll(List, List, Report)} for stores that answer later. */
+  private CompletionStage<List<Decision>> limitAllAsync(List<Charge> raw, List<Charge> guarded, Report report) {
+    return guard.callAsync(() -> store.limitAllAsync(raw), () -> {
+      if (report != null) {
+        report.allFellBack = true;
       }
-      Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-          ? failure.getCause() : failure;
-      if (!(cause instanceof StoreUnavailableException unavailable)) {
-        return CompletableFuture.<List<Decision>>failedFuture(cause);
-      }
-      health.failed(unavailable);
-      return completed(() -> RateLimitStore.limitInOrder(guarded));
-    }).thenCompose(stage -> stage);
-  }
-
-  private static <T> CompletionStage<T> completed(java.util.function.Supplier<T> call) {
-    try {
-      return CompletableFuture.completedFuture(call.get());
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
+      return RateLimitStore.limitInOrderAsync(guarded);
+    });
   }
 
   /** Forgets the key: it is full again. */
@@ -211,20 +249,15 @@ public final class RateLimiter implements AutoCloseable {
           ? clock.after(decision.retryAfterMillis()).thenApply(done -> decision)
           : CompletableFuture.completedFuture(decision));
     }
-    return retryUntil(bound, k, count, clock.millis() + budget);
-  }
-
-  private CompletionStage<Decision> retryUntil(BoundLimit bound, String key, double count, long deadline) {
-    return bound.applyAsync(key, Operation.LIMIT, count, 0).thenCompose(decision ->
-        decision.allowed() || decision.retryAfterMillis() > deadline - clock.millis()
-            ? CompletableFuture.completedFuture(decision)
-            : clock.after(Math.max(1, decision.retryAfterMillis()))
-                .thenCompose(waited -> retryUntil(bound, key, count, deadline)));
+    return retryUntilAsync(() -> bound.applyAsync(k, Operation.LIMIT, count, 0), Decision::allowed,
+        Decision::retryAfterMillis, clock.millis() + budget);
   }
 
   public CompletionStage<Decisions> limitAllAsync(List<LimitCall> calls) {
     Plan plan = plan(calls);
-    return limitAllAsync(plan.charges, plan.guarded()).thenApply(plan::decisions);
+    Report report = listener == null ? null : new Report();
+    return limitAllAsync(plan.charges, plan.guarded(), report)
+        .thenApply(perCharge -> plan.reported(plan.decisions(perCharge), report));
   }
 
   public CompletionStage<Void> resetAsync(String name, String key) {
@@ -304,18 +337,23 @@ public final class RateLimiter implements AutoCloseable {
       }
 
       @Override
-      public CompletionStage<List<Decision>> limitAllAsync(List<Charge> raw, List<Charge> guarded) {
-        return RateLimiter.this.limitAllAsync(raw, guarded);
+      public CompletionStage<List<Decision>> limitAllAsync(List<Charge> raw, List<Charge> guarded, Report report) {
+        return RateLimiter.this.limitAllAsync(raw, guarded, report);
+      }
+
+      @Override
+      public DecisionListener listener() {
+        return listener;
       }
 
       @Override
       public KeySpace guard(KeySpace raw) {
-        if (store instanceof InMemoryStore) {
-          return raw; // it never fails (its fallback would be another in-memory store): no guard on the hot path
+        if (!store.canFail()) {
+          return raw; // its fallback would be another in-memory store: no guard on the hot path
         }
         FailurePolicy policy = raw.limit().failure() != null ? raw.limit().failure() : storeFailure;
         KeySpace[] local = new KeySpace[1];
-        return new GuardedKeySpace(raw, policy, health, () -> {
+        return new GuardedKeySpace(raw, policy, guard, () -> {
           synchronized (local) {
             if (local[0] == null) {
               local[0] = localStore().bind(raw.name(), raw.limit());
@@ -373,6 +411,16 @@ public final class RateLimiter implements AutoCloseable {
       return guarded;
     }
 
+    /** Each call's decision to the listener, once per call, when there is one ({@code report}). */
+    Decisions reported(Decisions decisions, Report report) {
+      if (report != null) {
+        for (int i = 0; i < bounds.size(); i++) {
+          bounds.get(i).reported(decisions.decisions().get(i), report);
+        }
+      }
+      return decisions;
+    }
+
     Decisions decisions(List<Decision> perCharge) {
       List<Decision> perCall = new ArrayList<>(calls.size());
       int at = 0;
@@ -391,6 +439,7 @@ public final class RateLimiter implements AutoCloseable {
     private RateLimitStore store;
     private FailurePolicy storeFailure = FailurePolicy.LOCAL;
     private Duration storeRetry = Duration.ofSeconds(1);
+    private DecisionListener listener;
 
     private Builder() {}
 
@@ -448,6 +497,15 @@ public final class RateLimiter implements AutoCloseable {
         throw new IllegalArgumentException("storeRetry must be positive but was " + interval);
       }
       this.storeRetry = interval;
+      return this;
+    }
+
+    /**
+     * Who hears of every decision (for metrics and logs), including those a failure policy made
+     * while the store was down. Default: nobody, at no cost.
+     */
+    public Builder listener(DecisionListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
       return this;
     }
 

@@ -1,12 +1,13 @@
 package dev.ratelimit;
 
-import dev.ratelimit.store.Operation;
+import dev.ratelimit.algorithm.LimitKind;
+import dev.ratelimit.internal.Futures;
 import dev.ratelimit.store.KeySpace;
+import dev.ratelimit.store.Operation;
 import dev.ratelimit.store.RateLimitStore.Charge;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -28,20 +29,9 @@ final class ShardedLimit extends BoundLimit {
     this.shards = limit.shards();
   }
 
-  /** One shard's share of a limit. */
+  /** One shard's share of a limit, as its kind splits it. */
   static Limit perShard(Limit limit) {
-    int n = limit.shards();
-    if (limit instanceof TokenBucket l) {
-      return new TokenBucket(l.rate() / n, l.period(), l.capacity() / n, l.maxReserved() / n, 1, l.failure());
-    }
-    if (limit instanceof Gcra l) {
-      return new Gcra(l.rate() / n, l.period(), l.capacity() / n, l.maxReserved() / n, 1, l.failure());
-    }
-    if (limit instanceof FixedWindow l) {
-      return new FixedWindow(l.rate() / n, l.period(), l.capacity() / n, l.maxReserved() / n, 1, l.start(),
-          l.randomPhase(), l.failure());
-    }
-    throw new IllegalArgumentException(limit.kind() + " limits can't be sharded");
+    return LimitKind.of(limit).perShard(limit, limit.shards());
   }
 
   private String shardKey(String key, int shard) {
@@ -63,32 +53,31 @@ final class ShardedLimit extends BoundLimit {
     }
   }
 
-  private CompletionStage<Pair> probe(String key) {
+  private CompletionStage<Pair> probe(String key, Report report) {
     int[] pair = pair();
     String a = shardKey(key, pair[0]);
     String b = shardKey(key, pair[1]);
-    return space.applyAsync(a, Operation.CHECK, 0, 0).thenCombine(space.applyAsync(b, Operation.CHECK, 0, 0),
+    return on(a, Operation.CHECK, 0, 0, report).thenCombine(on(b, Operation.CHECK, 0, 0, report),
         (da, db) -> da.remaining() >= db.remaining() ? new Pair(a, da, b, db) : new Pair(b, db, a, da));
   }
 
   @Override
-  Decision apply(String key, Operation op, double count, long maxWait) {
-    return join(applyAsync(key, op, count, maxWait));
+  Decision decide(String key, Operation op, double count, long maxWait, Report report) {
+    return Futures.join(decideAsync(key, op, count, maxWait, report));
   }
 
   @Override
-  CompletionStage<Decision> applyAsync(String key, Operation op, double count, long maxWait) {
-    check(op, count);
-    return probe(key).thenCompose(pair -> switch (op) {
-      case RESERVE -> space.applyAsync(pair.fuller(), Operation.RESERVE, count, maxWait)
+  CompletionStage<Decision> decideAsync(String key, Operation op, double count, long maxWait, Report report) {
+    return probe(key, report).thenCompose(pair -> switch (op) {
+      case RESERVE -> on(pair.fuller(), Operation.RESERVE, count, maxWait, report)
           .thenApply(d -> scaled(d, d.remaining() + Math.max(0, pair.otherLevel().remaining()), pair));
       case CHECK -> pair.total() >= count
           ? CompletableFuture.completedFuture(admitted(pair, pair.total()))
-          : denied(pair, count);
-      case LIMIT -> binding.limitAllAsync(split(pair, count, raw), split(pair, count, space))
+          : denied(pair, count, report);
+      case LIMIT -> binding.limitAllAsync(split(pair, count, raw), split(pair, count, space), report)
           .thenCompose(decisions -> allAllowed(decisions)
           ? CompletableFuture.completedFuture(admitted(pair, pair.total() - count))
-          : denied(pair, count));
+          : denied(pair, count, report));
     });
   }
 
@@ -108,9 +97,9 @@ final class ShardedLimit extends BoundLimit {
   }
 
   /** Denied: the wait until both shards looked at hold half the count each, never early for them. */
-  private CompletionStage<Decision> denied(Pair pair, double count) {
-    return space.applyAsync(pair.fuller(), Operation.CHECK, count / 2, 0)
-        .thenCombine(space.applyAsync(pair.other(), Operation.CHECK, count / 2, 0),
+  private CompletionStage<Decision> denied(Pair pair, double count, Report report) {
+    return on(pair.fuller(), Operation.CHECK, count / 2, 0, report)
+        .thenCombine(on(pair.other(), Operation.CHECK, count / 2, 0, report),
             (a, b) -> new Decision(false, pair.total() * shards / 2, limit.capacity(),
                 Math.max(1, Math.max(a.retryAfterMillis(), b.retryAfterMillis())),
                 Math.max(a.resetAfterMillis(), b.resetAfterMillis())));
@@ -147,7 +136,7 @@ final class ShardedLimit extends BoundLimit {
 
   @Override
   Decision refund(String key, double count) {
-    return join(refundAsync(key, count));
+    return Futures.join(refundAsync(key, count));
   }
 
   /** Units go back to the emptier of two shards, the rest (above its capacity) to the other. */
@@ -155,7 +144,7 @@ final class ShardedLimit extends BoundLimit {
   CompletionStage<Decision> refundAsync(String key, double count) {
     checkRefund(count);
     double shardCapacity = limit.capacity() / shards;
-    return probe(key).thenCompose(pair -> {
+    return probe(key, null).thenCompose(pair -> {
       double intoEmptier = Math.min(count, shardCapacity - pair.otherLevel().remaining());
       double intoFuller = Math.min(count - intoEmptier, shardCapacity - pair.fullerLevel().remaining());
       return space.refundAsync(pair.other(), Math.max(0, intoEmptier))
@@ -170,7 +159,7 @@ final class ShardedLimit extends BoundLimit {
   @Override
   List<Charge> charges(String key, double count) {
     check(Operation.LIMIT, count);
-    return split(join(probe(key)), count, raw);
+    return split(Futures.join(probe(key, null)), count, raw);
   }
 
   @Override
@@ -186,16 +175,5 @@ final class ShardedLimit extends BoundLimit {
       reset = Math.max(reset, d.resetAfterMillis());
     }
     return new Decision(allowed, remaining * shards / decisions.size(), limit.capacity(), retry, reset);
-  }
-
-  static <T> T join(CompletionStage<T> stage) {
-    try {
-      return stage.toCompletableFuture().join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException cause) {
-        throw cause;
-      }
-      throw e;
-    }
   }
 }

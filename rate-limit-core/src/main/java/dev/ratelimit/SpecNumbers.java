@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.spec.SpecWriter;
+import dev.ratelimit.algorithm.SpecWriter;
 
 /** Numbers in messages, written as in specs: {@code 2}, {@code 2.5}. */
 final class SpecNumbers {

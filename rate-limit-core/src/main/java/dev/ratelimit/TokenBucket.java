@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.spec.SpecWriter;
+import dev.ratelimit.algorithm.SpecWriter;
 import java.time.Duration;
 import java.util.Optional;
 

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.ratelimit.contract.Concurrently;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -120,6 +121,49 @@ class RateLimiterTest {
     assertThat(clock.millis()).isEqualTo(before);
     assertThat(limiter.acquire("l", "k", 1, Duration.ofSeconds(1)).allowed()).isTrue();
     assertThat(clock.millis() - before).isEqualTo(1000);
+  }
+
+  @Test
+  void acquireAll_onSeveralLimits_retriesAllOrNothingUntilMaxWait() throws Exception {
+    RateLimiter limiter = RateLimiter.builder().clock(clock).limit("a", "sliding-log rate=1 period=1s")
+        .limit("b", "fixed-window rate=1 period=2s").build();
+    limiter.limitAll(LimitCall.of("a", "k"), LimitCall.of("b", "k"));
+    long before = clock.millis();
+    List<LimitCall> both = List.of(LimitCall.of("a", "k"), LimitCall.of("b", "k"));
+
+    assertThat(limiter.acquireAll(both, Duration.ofMillis(500)).allowed()).as("b's window is 2 s").isFalse();
+    assertThat(clock.millis()).as("gave up at once").isEqualTo(before);
+    Decisions decisions = limiter.acquireAll(both, Duration.ofSeconds(3));
+    assertThat(decisions.allowed()).isTrue();
+    // b's next window starts at the next multiple of 2 s; a admits again 1 s after its request
+    assertThat(clock.millis() - before).isEqualTo(2000 - Math.floorMod(before, 2000));
+    assertThat(limiter.check("a", "k", 1).allowed()).as("a consumed once more").isFalse();
+  }
+
+  @Test
+  void acquireAll_onOneLimit_isAcquire() throws Exception {
+    RateLimiter limiter = limiter("l", "token-bucket rate=10 period=1s");
+    limiter.limit("l", "k", 10);
+    long before = clock.millis();
+
+    Decisions decisions = limiter.acquireAll(List.of(LimitCall.of("l", "k", 3)), Duration.ofSeconds(1));
+
+    assertThat(decisions.allowed()).isTrue();
+    assertThat(decisions.decisions().get(0).retryAfterMillis()).as("reserved, then slept").isEqualTo(300);
+    assertThat(clock.millis() - before).isEqualTo(300);
+  }
+
+  @Test
+  void acquireAllAsync_completesWhenEveryLimitAdmits() throws Exception {
+    RateLimiter limiter = RateLimiter.builder().clock(clock).limit("a", "sliding-log rate=1 period=1s")
+        .limit("b", "sliding-log rate=1 period=3s").build();
+    List<LimitCall> both = List.of(LimitCall.of("a", "k"), LimitCall.of("b", "k"));
+    limiter.limitAll(both);
+    long before = clock.millis();
+
+    assertThat(limiter.acquireAllAsync(both, Duration.ofSeconds(2)).toCompletableFuture().get().allowed()).isFalse();
+    assertThat(limiter.acquireAllAsync(both, Duration.ofSeconds(3)).toCompletableFuture().get().allowed()).isTrue();
+    assertThat(clock.millis() - before).isEqualTo(3000);
   }
 
   @Test

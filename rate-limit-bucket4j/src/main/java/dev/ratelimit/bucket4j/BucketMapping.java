@@ -3,6 +3,7 @@ package dev.ratelimit.bucket4j;
 import dev.ratelimit.FixedWindow;
 import dev.ratelimit.Limit;
 import dev.ratelimit.TokenBucket;
+import dev.ratelimit.algorithm.LimitKind;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
 import java.math.BigInteger;
@@ -166,7 +167,7 @@ record BucketMapping(Limit limit, long tokensPerUnit, long capacityTokens, long 
     if (limit instanceof FixedWindow window) {
       // bucket4j's windows are aligned to the first refill; the earliest window start after the
       // epoch aligns them all, before and after the configured start
-      Instant firstRefill = Instant.ofEpochMilli(window.offsetMillis(key));
+      Instant firstRefill = Instant.ofEpochMilli(LimitKind.of(window).windowOffset(window, key));
       return Bandwidth.builder().capacity(capacityTokens)
           .refillIntervallyAligned(refillTokens, Duration.ofMillis(windowMillis), firstRefill).build();
     }

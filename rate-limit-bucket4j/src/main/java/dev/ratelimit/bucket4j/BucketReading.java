@@ -1,6 +1,6 @@
 package dev.ratelimit.bucket4j;
 
-import dev.ratelimit.store.Waits;
+import dev.ratelimit.internal.Waits;
 
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketState;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.FixedWindow;
 import dev.ratelimit.Limit;
+import dev.ratelimit.algorithm.LimitKind;
 import io.github.bucket4j.Bandwidth;
 import java.time.Instant;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -82,7 +83,7 @@ class BucketMappingTest {
     BucketMapping mapping = BucketMapping.of(limit);
     for (String key : new String[] {"", "a", "user-42", "ünïcødé", "\uD83D\uDE00 emoji", "10.0.0.1"}) {
       assertThat(mapping.configuration(key).getBandwidths()[0].getTimeOfFirstRefillMillis())
-          .isEqualTo(limit.offsetMillis(key));
+          .isEqualTo(LimitKind.of(limit).windowOffset(limit, key));
     }
     FixedWindow started = ((FixedWindow) Limit.parse("fixed-window rate=2 period=1h")).withStart(Instant.parse("2026-01-01T00:20:00Z"));
     assertThat(BucketMapping.of(started).configuration("x").getBandwidths()[0].getTimeOfFirstRefillMillis())

@@ -2,7 +2,7 @@ package dev.ratelimit.algorithm;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.store.Operation;
-import dev.ratelimit.store.Waits;
+import dev.ratelimit.internal.Waits;
 
 /**
  * The rules every algorithm shares: what a request needs, when units count as reached, how waits

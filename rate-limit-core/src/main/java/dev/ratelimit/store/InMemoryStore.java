@@ -3,9 +3,7 @@ package dev.ratelimit.store;
 import dev.ratelimit.Clock;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
-import dev.ratelimit.algorithm.Algorithms;
-import dev.ratelimit.algorithm.ObjectAlgorithm;
-import dev.ratelimit.algorithm.WordAlgorithm;
+import dev.ratelimit.algorithm.LimitKind;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -90,12 +88,18 @@ public final class InMemoryStore implements RateLimitStore {
   public KeySpace bind(String name, Limit limit) {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(limit, "limit");
-    WordAlgorithm word = Algorithms.word(limit);
-    InMemoryKeySpace space = word != null
-        ? new WordKeySpace(this, name, limit, word)
-        : ObjectKeySpace.of(this, name, limit, Algorithms.object(limit));
+    LimitKind kind = LimitKind.of(limit);
+    InMemoryKeySpace space = kind.inPlace()
+        ? new WordKeySpace(this, name, limit, kind.word(limit))
+        : ObjectKeySpace.of(this, name, limit, kind.object(limit));
     spaces.add(space);
     return space;
+  }
+
+  /** Never: it is in this process. */
+  @Override
+  public boolean canFail() {
+    return false;
   }
 
   /** All or nothing at one instant: a denial gives back what was taken at the same time. */

@@ -2,9 +2,8 @@ package dev.ratelimit.store;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
-import java.util.concurrent.CompletableFuture;
+import dev.ratelimit.internal.Futures;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Supplier;
 
 /**
  * The keys of one bound limit in one store. Callers have already checked the count (finite,
@@ -35,25 +34,17 @@ public interface KeySpace {
   Decision refund(String key, double count);
 
   default CompletionStage<Decision> applyAsync(String key, Operation op, double count, long maxWaitMillis) {
-    return completed(() -> apply(key, op, count, maxWaitMillis));
+    return Futures.completed(() -> apply(key, op, count, maxWaitMillis));
   }
 
   default CompletionStage<Void> resetAsync(String key) {
-    return completed(() -> {
+    return Futures.completed(() -> {
       reset(key);
       return null;
     });
   }
 
   default CompletionStage<Decision> refundAsync(String key, double count) {
-    return completed(() -> refund(key, count));
-  }
-
-  private static <T> CompletionStage<T> completed(Supplier<T> call) {
-    try {
-      return CompletableFuture.completedFuture(call.get());
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
+    return Futures.completed(() -> refund(key, count));
   }
 }

@@ -2,6 +2,7 @@ package dev.ratelimit.store;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
+import dev.ratelimit.internal.Futures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -60,13 +61,47 @@ public interface RateLimitStore extends AutoCloseable {
     return decisions;
   }
 
+  /**
+   * {@link #limitInOrder} without blocking, for stores that answer later: charge by charge, each
+   * after the one before has answered, giving back what was taken at the first denial.
+   *
+   * @return one decision per charge, in order; when denied, the others are checks
+   */
+  static CompletionStage<List<Decision>> limitInOrderAsync(List<Charge> charges) {
+    return limitInOrderAsync(charges, 0, new ArrayList<>(charges.size()));
+  }
+
+  private static CompletionStage<List<Decision>> limitInOrderAsync(List<Charge> charges, int at, List<Decision> taken) {
+    if (at == charges.size()) {
+      return CompletableFuture.completedFuture(taken);
+    }
+    Charge charge = charges.get(at);
+    return charge.space().applyAsync(charge.key(), Operation.LIMIT, charge.count(), 0).thenCompose(decision -> {
+      if (decision.allowed()) {
+        taken.add(decision);
+        return limitInOrderAsync(charges, at + 1, taken);
+      }
+      CompletableFuture<?>[] refunds = new CompletableFuture<?>[at];
+      for (int j = 0; j < at; j++) {
+        Charge back = charges.get(j);
+        refunds[j] = back.space().refundAsync(back.key(), back.count()).toCompletableFuture();
+      }
+      return CompletableFuture.allOf(refunds).thenCompose(givenBack -> {
+        List<CompletableFuture<Decision>> all = new ArrayList<>(charges.size());
+        for (int j = 0; j < charges.size(); j++) {
+          Charge other = charges.get(j);
+          all.add(j == at ? CompletableFuture.completedFuture(decision)
+              : other.space().applyAsync(other.key(), Operation.CHECK, other.count(), 0).toCompletableFuture());
+        }
+        return CompletableFuture.allOf(all.toArray(CompletableFuture<?>[]::new))
+            .thenApply(checked -> all.stream().map(CompletableFuture::join).toList());
+      });
+    });
+  }
+
   /** The all-or-nothing call, asynchronously. */
   default CompletionStage<List<Decision>> limitAllAsync(List<Charge> charges) {
-    try {
-      return CompletableFuture.completedFuture(limitAll(charges));
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
+    return Futures.completed(() -> limitAll(charges));
   }
 
   /** The decisions of a denied all-or-nothing call: the denial, and checks for the others. */
@@ -78,6 +113,14 @@ public interface RateLimitStore extends AutoCloseable {
           : charge.space().apply(charge.key(), Operation.CHECK, charge.count(), 0));
     }
     return decisions;
+  }
+
+  /**
+   * Whether this store can be unavailable ({@link dev.ratelimit.StoreUnavailableException}). A
+   * store that can't (the in-memory one) is asked directly, without failure policies around it.
+   */
+  default boolean canFail() {
+    return true;
   }
 
   /** Releases connections and the like; the in-memory store holds none. */

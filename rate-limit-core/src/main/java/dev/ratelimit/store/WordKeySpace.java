@@ -1,9 +1,8 @@
 package dev.ratelimit.store;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.FixedWindow;
 import dev.ratelimit.Limit;
-import dev.ratelimit.algorithm.Algorithms;
+import dev.ratelimit.algorithm.LimitKind;
 import dev.ratelimit.algorithm.WordAlgorithm;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -33,7 +32,8 @@ final class WordKeySpace extends InMemoryKeySpace {
 
   private final WordAlgorithm algorithm;
   private final boolean usesStamp;
-  private final FixedWindow window;
+  private final LimitKind kind;
+  private final Limit limit;
   private final boolean randomPhase;
   private final long period;
   private final long fixedOffset;
@@ -45,10 +45,11 @@ final class WordKeySpace extends InMemoryKeySpace {
     super(store, name, limit);
     this.algorithm = algorithm;
     this.usesStamp = algorithm.usesStamp();
-    this.window = limit instanceof FixedWindow w ? w : null;
-    this.randomPhase = window != null && window.randomPhase();
-    this.period = window != null ? window.period().toMillis() : 1;
-    this.fixedOffset = window != null && !window.randomPhase() ? Algorithms.windowOffset(window, "") : 0;
+    this.kind = LimitKind.of(limit);
+    this.limit = limit;
+    this.randomPhase = kind.offsetPerKey(limit);
+    this.period = kind.windowMillis(limit);
+    this.fixedOffset = randomPhase ? 0 : kind.windowOffset(limit, "");
   }
 
   /**
@@ -104,7 +105,7 @@ final class WordKeySpace extends InMemoryKeySpace {
       BASE.compareAndSet(this, UNSET, now - Math.floorMod(now, period));
       b = base;
     }
-    long offset = randomPhase ? Algorithms.windowOffset(window, key) : fixedOffset;
+    long offset = randomPhase ? kind.windowOffset(limit, key) : fixedOffset;
     return now - b - offset;
   }
 

@@ -1,6 +1,6 @@
 package dev.ratelimit.redis;
 
-import dev.ratelimit.store.LongKeys;
+import dev.ratelimit.internal.LongKeys;
 import java.util.HexFormat;
 
 /**

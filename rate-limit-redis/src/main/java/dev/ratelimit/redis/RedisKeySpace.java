@@ -1,17 +1,10 @@
 package dev.ratelimit.redis;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.FixedWindow;
-import dev.ratelimit.Gcra;
 import dev.ratelimit.Limit;
-import dev.ratelimit.Quota;
-import dev.ratelimit.SlidingLog;
-import dev.ratelimit.SlidingWindow;
-import dev.ratelimit.TokenBucket;
+import dev.ratelimit.algorithm.LimitKind;
 import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.LongKeys;
 import dev.ratelimit.store.Operation;
-import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -26,7 +19,9 @@ final class RedisKeySpace implements KeySpace {
   private final Limit limit;
   /** Kind, fingerprint and parameters ({@link ScriptArguments#limit}); the offset is set per key. */
   private final String[] head;
-  private final FixedWindow randomPhase;
+  private final LimitKind kind;
+  /** Whether each key has a window offset of its own (a fixed window with a random phase). */
+  private final boolean offsetPerKey;
   private final double capacity;
   private final ScriptBatcher batcher;
 
@@ -35,59 +30,26 @@ final class RedisKeySpace implements KeySpace {
     this.name = name;
     this.limit = limit;
     this.capacity = limit.capacity();
-    this.randomPhase = limit instanceof FixedWindow w && w.randomPhase() ? w : null;
-    String[] params = parameters(limit);
-    this.head = ScriptArguments.limit(limit.kind(), fingerprint(limit, params), params);
-    this.batcher = new ScriptBatcher(store, Script.forKind(limit.kind()), head);
+    this.kind = LimitKind.of(limit);
+    this.offsetPerKey = kind.offsetPerKey(limit);
+    String[] params = parameters(kind, limit);
+    this.head = ScriptArguments.limit(kind.spec(), kind.fingerprint(limit, params), params);
+    this.batcher = new ScriptBatcher(store, Script.forKind(kind.spec()), head);
   }
 
   /**
-   * The limit as the script reads it: five parameters. Word kinds: rate, period (ms), capacity,
-   * maxReserved (-1: unbounded) and the fixed window's offset; sliding window: rate, period,
-   * buckets; sliding log: rate, period; quota: rate, cadence, UTC offset (ms).
+   * The limit's parameters as the script reads them, from its kind's descriptor: numbers as
+   * {@link Args#number}, unbounded as {@link Args#NO_BOUND}, milliseconds and words as they are.
    */
-  private static String[] parameters(Limit limit) {
-    if (limit instanceof TokenBucket l) {
-      return word(l.rate(), l.period().toMillis(), l.capacity(), l.maxReserved(), 0);
+  private static String[] parameters(LimitKind kind, Limit limit) {
+    Object[] values = kind.storeParameters(limit);
+    String[] written = new String[values.length];
+    for (int i = 0; i < values.length; i++) {
+      written[i] = values[i] instanceof Double d
+          ? (Double.isInfinite(d) ? Args.NO_BOUND : Args.number(d))
+          : values[i].toString();
     }
-    if (limit instanceof Gcra l) {
-      return word(l.rate(), l.period().toMillis(), l.capacity(), l.maxReserved(), 0);
-    }
-    if (limit instanceof FixedWindow l) {
-      long offset = l.randomPhase() ? 0 : l.offsetMillis("");
-      return word(l.rate(), l.period().toMillis(), l.capacity(), l.maxReserved(), offset);
-    }
-    if (limit instanceof SlidingWindow l) {
-      return new String[] {Args.number(l.rate()), Long.toString(l.period().toMillis()), Integer.toString(l.buckets()),
-          "0", "0"};
-    }
-    if (limit instanceof SlidingLog l) {
-      return new String[] {Args.number(l.rate()), Long.toString(l.period().toMillis()), "0", "0", "0"};
-    }
-    Quota q = (Quota) limit;
-    return new String[] {Args.number(q.rate()), q.cadence().spec(), Long.toString(q.offset().getTotalSeconds() * 1000L),
-        "0", "0"};
-  }
-
-  private static String[] word(double rate, long period, double capacity, double maxReserved, long offset) {
-    return new String[] {Args.number(rate), Long.toString(period), Args.number(capacity),
-        Double.isInfinite(maxReserved) ? Args.NO_BOUND : Args.number(maxReserved), Long.toString(offset)};
-  }
-
-  /**
-   * Eight hex digits of SHA-256 over the kind and its parameters (for fixed windows, the start
-   * or phase): stored with each key's state, so that a name bound to another limit reads its old
-   * keys as fresh instead of misreading them.
-   */
-  private static String fingerprint(Limit limit, String[] params) {
-    StringBuilder text = new StringBuilder(limit.kind());
-    for (int i = 0; i < 4; i++) {
-      text.append(' ').append(params[i]);
-    }
-    if (limit instanceof FixedWindow w) {
-      text.append(' ').append(w.randomPhase() ? "random" : Long.toString(w.start().toEpochMilli()));
-    }
-    return HexFormat.of().formatHex(LongKeys.sha256(text.toString()), 0, 4);
+    return written;
   }
 
   @Override
@@ -158,7 +120,7 @@ final class RedisKeySpace implements KeySpace {
 
   /** The key's window offset for a fixed window with a random phase, else {@code -} (the limit's). */
   private String offset(String key) {
-    return randomPhase != null ? Long.toString(randomPhase.offsetMillis(key)) : "-";
+    return offsetPerKey ? Long.toString(kind.windowOffset(limit, key)) : "-";
   }
 
   /** A request as the script reads it: {@code op count maxWait}, written on the caller's thread. */
@@ -168,7 +130,7 @@ final class RedisKeySpace implements KeySpace {
 
   /** Charge {@code i} of an all-or-nothing call, into its script's arguments. */
   void chargeArgs(String key, double count, String[] into, int i) {
-    ScriptArguments.charge(into, i, head, randomPhase != null ? Long.toString(randomPhase.offsetMillis(key)) : null,
+    ScriptArguments.charge(into, i, head, offsetPerKey ? Long.toString(kind.windowOffset(limit, key)) : null,
         Args.number(count));
   }
 

@@ -121,7 +121,7 @@ public final class RedisStore implements RateLimitStore {
       return spaces.get(0).applyAsync(charge.key(), Operation.LIMIT, charge.count(), 0).thenApply(List::of);
     }
     if (cluster && !oneSlot(keys)) {
-      return OneChargeAtATime.limitAll(charges);
+      return RateLimitStore.limitInOrderAsync(charges).toCompletableFuture();
     }
     String[] args = ScriptArguments.all(now(), keepsEveryKey(), keys.length);
     for (int i = 0; i < keys.length; i++) {

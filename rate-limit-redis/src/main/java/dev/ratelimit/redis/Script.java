@@ -6,7 +6,10 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import dev.ratelimit.algorithm.LimitKind;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -17,20 +20,12 @@ import java.util.Map;
  * or object), the algorithm, and a driver. Its SHA-1 is what {@code EVALSHA} sends.
  */
 final class Script {
-  /** The kinds whose state is one number and a stamp. */
-  private static final List<String> WORD_KINDS = List.of("token-bucket", "gcra", "fixed-window");
-  private static final List<String> OBJECT_KINDS = List.of("sliding-window", "sliding-log", "quota");
+  /** One script per kind, named as the kind is in specs: its Lua file is {@code <kind>.lua}. */
+  private static final Map<String, Script> FOR_KIND = forEachKind();
 
-  private static final Map<String, Script> FOR_KIND = Map.of(
-      "token-bucket", forKinds("token-bucket", List.of("token-bucket"), "main-batch"),
-      "gcra", forKinds("gcra", List.of("gcra"), "main-batch"),
-      "fixed-window", forKinds("fixed-window", List.of("fixed-window"), "main-batch"),
-      "sliding-window", forKinds("sliding-window", List.of("sliding-window"), "main-batch"),
-      "sliding-log", forKinds("sliding-log", List.of("sliding-log"), "main-batch"),
-      "quota", forKinds("quota", List.of("quota"), "main-batch"));
-
-  /** Every kind, for all-or-nothing calls over several limits. */
-  static final Script LIMIT_ALL = forKinds("limit-all", concat(WORD_KINDS, OBJECT_KINDS), "main-all");
+  /** Every kind (those kept in place first), for all-or-nothing calls over several limits. */
+  static final Script LIMIT_ALL = forKinds("limit-all", LimitKind.all().stream()
+      .sorted(Comparator.comparing(kind -> !kind.inPlace())).toList(), "main-all");
 
   private final String name;
   private final String source;
@@ -63,15 +58,24 @@ final class Script {
     return sha;
   }
 
-  private static Script forKinds(String name, List<String> kinds, String driver) {
+  private static Map<String, Script> forEachKind() {
+    Map<String, Script> scripts = new HashMap<>();
+    for (LimitKind kind : LimitKind.all()) {
+      scripts.put(kind.spec(), forKinds(kind.spec(), List.of(kind), "main-batch"));
+    }
+    return Map.copyOf(scripts);
+  }
+
+  /** The shared rules, the decision assembly of each family the kinds are in, the kinds, a driver. */
+  private static Script forKinds(String name, List<LimitKind> kinds, String driver) {
     List<String> parts = new ArrayList<>(List.of("rules"));
-    if (kinds.stream().anyMatch(WORD_KINDS::contains)) {
+    if (kinds.stream().anyMatch(LimitKind::inPlace)) {
       parts.add("word");
     }
-    if (kinds.stream().anyMatch(OBJECT_KINDS::contains)) {
+    if (!kinds.stream().allMatch(LimitKind::inPlace)) {
       parts.add("object");
     }
-    parts.addAll(kinds);
+    kinds.forEach(kind -> parts.add(kind.spec()));
     parts.add("state");
     parts.add(driver);
     StringBuilder source = new StringBuilder("-- rate-limit: ").append(name).append(" (dev.ratelimit.redis)\n");
@@ -91,12 +95,6 @@ final class Script {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  private static List<String> concat(List<String> a, List<String> b) {
-    List<String> all = new ArrayList<>(a);
-    all.addAll(b);
-    return all;
   }
 
   private static String sha1(String text) {

@@ -1,6 +1,6 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.store.LongKeys;
+import dev.ratelimit.internal.LongKeys;
 import jakarta.servlet.http.HttpServletRequest;
 import java.lang.reflect.InvocationTargetException;
 import java.util.HexFormat;

@@ -1,7 +1,7 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.Limit;
-import dev.ratelimit.spec.SpecWriter;
+import dev.ratelimit.algorithm.SpecWriter;
 import java.util.Map;
 import java.util.Objects;
 

@@ -2,7 +2,7 @@ package dev.ratelimit.spring;
 
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimitExceededException;
-import dev.ratelimit.spec.LimitSpecParser;
+import dev.ratelimit.algorithm.LimitSpecParser;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;

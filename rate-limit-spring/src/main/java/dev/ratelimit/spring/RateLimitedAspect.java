@@ -77,44 +77,15 @@ public class RateLimitedAspect {
 
   /** The decisions, waiting for a turn when the annotation says so. */
   Decisions decide(LimitedMethod limited, List<LimitCall> calls) throws InterruptedException {
-    if (limited.maxWait() == null) {
-      return calls.size() == 1 ? single(calls.get(0), limiter.limit(calls.get(0).limit(), calls.get(0).key(),
-          calls.get(0).count())) : limiter.limitAll(calls);
+    if (limited.maxWait() != null) {
+      return limiter.acquireAll(calls, limited.maxWait());
     }
-    if (calls.size() == 1) {
-      LimitCall only = calls.get(0);
-      return single(only, limiter.acquire(only.limit(), only.key(), only.count(), limited.maxWait()));
-    }
-    // several limits: all or nothing, retried when they say until the wait is spent
-    long deadline = limiter.clock().millis() + limited.maxWait().toMillis();
-    for (;;) {
-      Decisions decisions = limiter.limitAll(calls);
-      long left = deadline - limiter.clock().millis();
-      if (decisions.allowed() || decisions.retryAfterMillis() > left) {
-        return decisions;
-      }
-      limiter.clock().sleep(Math.max(1, decisions.retryAfterMillis()));
-    }
+    return calls.size() == 1 ? single(calls.get(0), limiter.limit(calls.get(0).limit(), calls.get(0).key(),
+        calls.get(0).count())) : limiter.limitAll(calls);
   }
 
   CompletionStage<Decisions> decideAsync(LimitedMethod limited, List<LimitCall> calls) {
-    if (limited.maxWait() != null && calls.size() == 1) {
-      LimitCall only = calls.get(0);
-      return limiter.acquireAsync(only.limit(), only.key(), only.count(), limited.maxWait())
-          .thenApply(decision -> single(only, decision));
-    }
-    if (limited.maxWait() != null) {
-      return retryUntil(calls, limiter.clock().millis() + limited.maxWait().toMillis());
-    }
-    return limiter.limitAllAsync(calls);
-  }
-
-  private CompletionStage<Decisions> retryUntil(List<LimitCall> calls, long deadline) {
-    return limiter.limitAllAsync(calls).thenCompose(decisions ->
-        decisions.allowed() || decisions.retryAfterMillis() > deadline - limiter.clock().millis()
-            ? CompletableFuture.completedFuture(decisions)
-            : limiter.clock().after(Math.max(1, decisions.retryAfterMillis()))
-                .thenCompose(waited -> retryUntil(calls, deadline)));
+    return limited.maxWait() != null ? limiter.acquireAllAsync(calls, limited.maxWait()) : limiter.limitAllAsync(calls);
   }
 
   private static Decisions single(LimitCall call, Decision decision) {

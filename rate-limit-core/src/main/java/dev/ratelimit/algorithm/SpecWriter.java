@@ -1,4 +1,4 @@
-package dev.ratelimit.spec;
+package dev.ratelimit.algorithm;
 
 import dev.ratelimit.FailurePolicy;
 import java.math.BigDecimal;

@@ -1,4 +1,4 @@
-package dev.ratelimit.spec;
+package dev.ratelimit.algorithm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.ratelimit.store;
+package dev.ratelimit.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

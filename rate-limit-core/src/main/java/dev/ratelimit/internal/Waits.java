@@ -1,4 +1,4 @@
-package dev.ratelimit.store;
+package dev.ratelimit.internal;
 
 import java.util.function.LongPredicate;
 

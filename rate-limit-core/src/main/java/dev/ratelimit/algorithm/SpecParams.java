@@ -1,0 +1,214 @@
+package dev.ratelimit.algorithm;
+
+import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.FixedWindow;
+import dev.ratelimit.InvalidLimitSpecException;
+import dev.ratelimit.Quota;
+import dev.ratelimit.SlidingWindow;
+import java.math.BigDecimal;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Typed access to the values of one spec; a bad value names its parameter and the spec. */
+record SpecParams(String spec, Map<String, String> values) {
+  private static final Pattern NUMBER = Pattern.compile("-?\\d+(?:\\.\\d+)?");
+  private static final Pattern WHOLE = Pattern.compile("-?\\d+");
+  private static final Pattern SIMPLE_DURATION = Pattern.compile("(-?\\d+(?:\\.\\d+)?)(ms|s|m|h|d)");
+  private static final Pattern OFFSET = Pattern.compile("Z|[+-]\\d{2}:\\d{2}");
+  private static final String DURATION_HELP = "use 250ms, 10s, 1.5s, 5m, 1h, 1d or ISO-8601 such as PT1M";
+
+  /**
+   * Parses a duration: {@code 250ms}, {@code 10s}, {@code 1.5s}, {@code 5m}, {@code 1h},
+   * {@code 1d} or ISO-8601 ({@code PT1M}). A bare number is an error: the unit is never guessed.
+   *
+   * @throws IllegalArgumentException naming the text and the accepted forms
+   */
+  static Duration parseDuration(String text) {
+    if (text == null || text.isBlank()) {
+      throw new IllegalArgumentException("duration is empty; " + DURATION_HELP);
+    }
+    String value = text.strip();
+    Matcher simple = SIMPLE_DURATION.matcher(value);
+    Duration duration;
+    if (simple.matches()) {
+      BigDecimal amount = new BigDecimal(simple.group(1));
+      long unitMillis = switch (simple.group(2)) {
+        case "ms" -> 1;
+        case "s" -> 1000;
+        case "m" -> 60_000;
+        case "h" -> 3_600_000;
+        default -> 86_400_000;
+      };
+      BigDecimal millis = amount.multiply(BigDecimal.valueOf(unitMillis));
+      if (millis.stripTrailingZeros().scale() > 0) {
+        throw new IllegalArgumentException("duration '" + text + "' is not a whole number of milliseconds");
+      }
+      try {
+        duration = Duration.ofMillis(millis.longValueExact());
+      } catch (ArithmeticException e) {
+        throw new IllegalArgumentException("duration '" + text + "' is too long");
+      }
+    } else if (value.toUpperCase(Locale.ROOT).startsWith("P") || value.toUpperCase(Locale.ROOT).startsWith("-P")) {
+      try {
+        duration = Duration.parse(value);
+      } catch (DateTimeParseException e) {
+        throw new IllegalArgumentException("duration '" + text + "' is not valid ISO-8601; " + DURATION_HELP);
+      }
+    } else if (NUMBER.matcher(value).matches()) {
+      throw new IllegalArgumentException("duration '" + text + "' has no unit; " + DURATION_HELP);
+    } else {
+      throw new IllegalArgumentException("duration '" + text + "' is not valid; " + DURATION_HELP);
+    }
+    if (duration.isNegative()) {
+      throw new IllegalArgumentException("duration '" + text + "' is negative; it must be positive");
+    }
+    return duration;
+  }
+
+
+  double rate() {
+    return positiveNumber("rate", values.get("rate"));
+  }
+
+  Duration period() {
+    String value = values.get("period");
+    Duration period;
+    try {
+      period = parseDuration(value);
+    } catch (IllegalArgumentException e) {
+      throw bad("period", value, e.getMessage());
+    }
+    if (period.isZero()) {
+      throw bad("period", value, "a period must be positive");
+    }
+    return period;
+  }
+
+  double capacity() {
+    return values.containsKey("capacity") ? positiveNumber("capacity", values.get("capacity")) : rate();
+  }
+
+  double maxReserved() {
+    String value = values.get("maxReserved");
+    if (value == null) {
+      return Double.POSITIVE_INFINITY;
+    }
+    if (!NUMBER.matcher(value).matches() || value.startsWith("-")) {
+      throw bad("maxReserved", value, "expected a number of units, 0 or more, such as 5");
+    }
+    return Double.parseDouble(value);
+  }
+
+  int shards() {
+    return wholeNumber("shards", 1);
+  }
+
+  int buckets() {
+    return wholeNumber("buckets", SlidingWindow.DEFAULT_BUCKETS);
+  }
+
+  Instant start() {
+    String value = values.get("start");
+    if (value == null) {
+      return FixedWindow.EPOCH;
+    }
+    try {
+      return OffsetDateTime.parse(value).toInstant();
+    } catch (DateTimeParseException e) {
+      throw bad("start", value, "expected an ISO-8601 instant such as 2026-01-01T00:00:00Z");
+    }
+  }
+
+  boolean randomPhase() {
+    String value = values.get("phase");
+    if (value == null) {
+      return false;
+    }
+    if (!value.equals("random")) {
+      throw bad("phase", value, "the only phase is 'random' (or set start=INSTANT instead)");
+    }
+    if (values.containsKey("start")) {
+      throw new InvalidLimitSpecException("start and phase=random conflict in " + quote(spec) + "; choose one",
+          spec, "phase=" + value);
+    }
+    return true;
+  }
+
+  Quota.Cadence cadence() {
+    String value = values.get("cadence");
+    for (Quota.Cadence cadence : Quota.Cadence.values()) {
+      if (cadence.spec().equals(value)) {
+        return cadence;
+      }
+    }
+    throw bad("cadence", value, "allowed: day, week, month");
+  }
+
+  ZoneOffset offset() {
+    String value = values.get("offset");
+    if (value == null) {
+      return ZoneOffset.UTC;
+    }
+    try {
+      if (OFFSET.matcher(value).matches()) {
+        return ZoneOffset.of(value);
+      }
+    } catch (DateTimeException e) {
+      // falls through to the message below
+    }
+    throw bad("offset", value, "expected Z or +HH:MM / -HH:MM, such as +02:00");
+  }
+
+  FailurePolicy failure() {
+    String value = values.get("failure");
+    if (value == null) {
+      return null;
+    }
+    for (FailurePolicy policy : FailurePolicy.values()) {
+      if (policy.spec().equals(value)) {
+        return policy;
+      }
+    }
+    throw bad("failure", value, "allowed: open, closed, local");
+  }
+
+  private double positiveNumber(String name, String value) {
+    if (!NUMBER.matcher(value).matches()) {
+      throw bad(name, value, "expected a number greater than 0, such as 10 or 2.5");
+    }
+    double number = Double.parseDouble(value);
+    if (!(number > 0) || Double.isInfinite(number)) {
+      throw bad(name, value, "expected a number greater than 0, such as 10 or 2.5");
+    }
+    return number;
+  }
+
+  private int wholeNumber(String name, int fallback) {
+    String value = values.get(name);
+    if (value == null) {
+      return fallback;
+    }
+    if (!WHOLE.matcher(value).matches() || value.startsWith("-") || value.length() > 9
+        || Integer.parseInt(value) < 1) {
+      throw bad(name, value, "expected a whole number, 1 or more");
+    }
+    return Integer.parseInt(value);
+  }
+
+  private InvalidLimitSpecException bad(String name, String value, String expected) {
+    return new InvalidLimitSpecException("bad value '" + value + "' for " + name + " in " + quote(spec) + ": "
+        + expected, spec, name + "=" + value);
+  }
+
+  static String quote(String spec) {
+    return '"' + spec + '"';
+  }
+}
