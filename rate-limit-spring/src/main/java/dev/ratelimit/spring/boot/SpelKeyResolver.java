@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.servlet.KeyResolver;
+import dev.ratelimit.spring.AuthenticatedUser;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
@@ -11,7 +12,8 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 
 /**
- * A filter rule's key written as SpEL, {@code #{...}}, over {@code #request} (and beans):
+ * A filter rule's key written as SpEL, {@code #{...}}, over {@code #request}, {@code #principal}
+ * (the authenticated user's name, as in {@code @RateLimited}) and beans:
  * {@code key: "#{#request.getHeader('X-Tenant') + ':' + #request.remoteAddr}"}. Parsed once at
  * startup; a null result is a missing key.
  */
@@ -21,11 +23,13 @@ final class SpelKeyResolver implements KeyResolver {
   private final String text;
   private final Expression expression;
   private final BeanFactoryResolver beans;
+  private final boolean usesPrincipal;
 
   private SpelKeyResolver(String text, Expression expression, BeanFactory beanFactory) {
     this.text = text;
     this.expression = expression;
     this.beans = new BeanFactoryResolver(beanFactory);
+    this.usesPrincipal = text.contains("#principal");
   }
 
   static boolean isSpel(String key) {
@@ -46,6 +50,9 @@ final class SpelKeyResolver implements KeyResolver {
   public String resolve(HttpServletRequest request) {
     StandardEvaluationContext context = new StandardEvaluationContext();
     context.setVariable("request", request);
+    if (usesPrincipal) {
+      context.setVariable("principal", AuthenticatedUser.name(request.getUserPrincipal()));
+    }
     context.setBeanResolver(beans);
     try {
       Object key = expression.getValue(context);
