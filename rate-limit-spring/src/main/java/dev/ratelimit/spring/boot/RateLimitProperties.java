@@ -9,8 +9,9 @@ import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * {@code ratelimit.*}: the limits, where their state lives, and the servlet filter's rules
- * (DESIGN.md §7, a public contract).
+ * Rate limiting (ratelimit.*): the limits, where their state lives, and the servlet filter's rules
+ * (DESIGN.md §7, a public contract). Descriptions here are plain text: the configuration processor
+ * copies them into the metadata that IDEs show.
  *
  * <pre>
  * ratelimit.limits.api=token-bucket rate=100 period=1m
