@@ -17,17 +17,20 @@ import org.springframework.expression.spel.standard.SpelExpression;
  * checked at startup against what the evaluation will define: a name that is neither a parameter
  * nor a documented variable would evaluate to null, the limit's global bucket, for every caller.
  */
-final class ExpressionVariables {
+public final class ExpressionVariables {
   /** The variables every evaluation may define besides the parameters. */
   static final List<String> DOCUMENTED = List.of("request", "principal");
   /** SpEL's own: the root object and the current one. */
-  private static final Set<String> SPEL = Set.of("root", "this");
+  public static final Set<String> SPEL = Set.of("root", "this");
   private static final Pattern INDEXED = Pattern.compile("[pa](\\d+)");
 
   private ExpressionVariables() {}
 
-  /** The variable names in the expression, without {@code #}, in order of appearance. */
-  static Set<String> of(Expression expression) {
+  /**
+   * The variable names in the expression, without {@code #}, in order of appearance (also for the
+   * filter rules' SpEL keys, checked the same way by the Spring Boot module).
+   */
+  public static Set<String> of(Expression expression) {
     Set<String> names = new LinkedHashSet<>();
     if (expression instanceof SpelExpression spel) {
       collect(spel.getAST(), names);

@@ -41,7 +41,7 @@ public class RateLimitProperties {
   /** Where limit state lives: memory (the default), redis or bucket4j. */
   private Store store = Store.MEMORY;
 
-  /** Rate limit header families on HTTP responses: any of legacy, ietf, none. */
+  /** Rate limit header families on HTTP responses, comma-separated: legacy, ietf, none, and epoch (X-RateLimit-Reset as a Unix time). */
   private String headers = "legacy,ietf";
 
   /** Proxies whose Forwarded / X-Forwarded-For headers are believed: addresses and CIDR blocks. */

@@ -2,6 +2,7 @@ package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.servlet.KeyResolver;
 import dev.ratelimit.spring.AuthenticatedUser;
+import dev.ratelimit.spring.ExpressionVariables;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
@@ -19,6 +20,7 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
  */
 final class SpelKeyResolver implements KeyResolver {
   private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+  private static final java.util.Set<String> VARIABLES = java.util.Set.of("request", "principal");
 
   private final String text;
   private final Expression expression;
@@ -39,11 +41,20 @@ final class SpelKeyResolver implements KeyResolver {
   /** @throws IllegalArgumentException naming the expression and the parse error */
   static SpelKeyResolver parse(String key, BeanFactory beanFactory) {
     String body = key.substring(2, key.length() - 1);
+    Expression expression;
     try {
-      return new SpelKeyResolver(key, PARSER.parseExpression(body), beanFactory);
+      expression = PARSER.parseExpression(body);
     } catch (ParseException e) {
       throw new IllegalArgumentException("key '" + key + "' is not a valid SpEL expression: " + e.getSimpleMessage(), e);
     }
+    for (String name : ExpressionVariables.of(expression)) {
+      // an unknown variable is null on every request: every client would share the missing key's bucket
+      if (!VARIABLES.contains(name) && !ExpressionVariables.SPEL.contains(name)) {
+        throw new IllegalArgumentException("key '" + key + "' names #" + name
+            + ", which is not a variable here; the variables: #request, #principal");
+      }
+    }
+    return new SpelKeyResolver(key, expression, beanFactory);
   }
 
   @Override

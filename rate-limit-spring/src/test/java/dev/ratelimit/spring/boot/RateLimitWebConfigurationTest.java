@@ -72,6 +72,14 @@ class RateLimitWebConfigurationTest {
       FailureAnalysis analysis = new RateLimitFailureAnalyzer().analyze(context.getStartupFailure());
       assertThat(analysis.getDescription()).contains("ratelimit.filter.rules[0]").contains("not a valid SpEL expression");
     });
+    runner.withPropertyValues("ratelimit.filter.rules[0].key=#{#req.getHeader('X-Tenant')}").run(context -> {
+      assertThat(context).hasFailed();
+      FailureAnalysis analysis = new RateLimitFailureAnalyzer().analyze(context.getStartupFailure());
+      assertThat(analysis.getDescription()).contains("ratelimit.filter.rules[0]").contains("names #req")
+          .contains("the variables: #request, #principal");
+    });
+    runner.withPropertyValues("ratelimit.filter.rules[0].key=#{#request.getHeader('X-Tenant') + #principal}")
+        .run(context -> assertThat(context).hasNotFailed());
     runner.withPropertyValues("ratelimit.headers=fancy").run(context -> {
       assertThat(context).hasFailed();
       assertThat(new RateLimitFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
