@@ -21,6 +21,10 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.security.authentication.AnonymousAuthenticationToken;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
+import org.springframework.security.core.authority.AuthorityUtils;
+import org.springframework.security.core.context.SecurityContextHolder;
 
 /** Health, the per-key endpoint, ratelimit.enabled, and hostile keys through the aspect. */
 class RateLimitOperationsTest {
@@ -34,6 +38,38 @@ class RateLimitOperationsTest {
     public String greet(String name) {
       return "hello";
     }
+  }
+
+  public static class PerUser {
+    @RateLimited(name = "api", key = "#principal")
+    public String call() {
+      return "done";
+    }
+  }
+
+  @Test
+  void principal_isTheAuthenticatedUsersName_andNobodyOrAnAnonymousUserIsTheGlobalKey() {
+    runner.withBean(PerUser.class).run(context -> {
+      RateLimiter limiter = context.getBean(RateLimiter.class);
+      PerUser perUser = context.getBean(PerUser.class);
+      try {
+        SecurityContextHolder.getContext().setAuthentication(
+            UsernamePasswordAuthenticationToken.authenticated("ann", "n/a", AuthorityUtils.createAuthorityList("USER")));
+        perUser.call();
+        assertThat(limiter.check("api", "ann", 0).remaining()).isEqualTo(1);
+        SecurityContextHolder.getContext().setAuthentication(new AnonymousAuthenticationToken("key", "anonymousUser",
+            AuthorityUtils.createAuthorityList("ROLE_ANONYMOUS")));
+        perUser.call();
+        assertThat(limiter.check("api", "anonymousUser", 0).remaining()).as("anonymous is nobody").isEqualTo(2);
+        assertThat(limiter.check("api", "", 0).remaining()).isEqualTo(1);
+        SecurityContextHolder.clearContext();
+        perUser.call();
+        assertThat(limiter.check("api", "", 0).remaining()).isEqualTo(0);
+        assertThat(limiter.check("api", "ann", 0).remaining()).isEqualTo(1);
+      } finally {
+        SecurityContextHolder.clearContext();
+      }
+    });
   }
 
   @Test
