@@ -15,7 +15,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Turns one invocation into the limit calls its annotations ask for: evaluates each key and count
- * on the method's arguments ({@code #name}, {@code #p0}, {@code #a0}), {@code #request} and beans.
+ * on the method's arguments ({@code #name}, {@code #p0}, {@code #a0}), {@code #request},
+ * {@code #principal} and beans.
  * The default key and count cost no evaluation.
  */
 final class CallEvaluator {
@@ -40,14 +41,14 @@ final class CallEvaluator {
         Object value = args[charge.keyArgument()];
         key = value == null ? "" : value.toString();
       } else if (charge.key() != null) {
-        context = context != null ? context : context(limited.method(), target, args, charge.usesRequest());
+        context = context != null ? context : context(limited, target, args);
         Object value = evaluate(charge.key(), context, charge, "key", charge.keyText(), limited);
         key = value == null ? "" : value.toString();
       }
       if (charge.countArgument() >= 0) {
         count = count(args[charge.countArgument()], charge, limited);
       } else if (!charge.countText().equals("1")) {
-        context = context != null ? context : context(limited.method(), target, args, charge.usesRequest());
+        context = context != null ? context : context(limited, target, args);
         count = count(evaluate(charge.count(), context, charge, "count", charge.countText(), limited), charge, limited);
       }
       calls.add(new LimitCall(charge.limit(), key, count));
@@ -55,13 +56,23 @@ final class CallEvaluator {
     return calls;
   }
 
-  private MethodBasedEvaluationContext context(Method method, Object target, Object[] args, boolean request) {
-    MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, args, names);
+  /** One context for all the method's charges, with the variables any of them names. */
+  private MethodBasedEvaluationContext context(LimitedMethod limited, Object target, Object[] args) {
+    MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, limited.method(), args, names);
     if (beans != null) {
       context.setBeanResolver(beans);
     }
-    if (request && WEB) {
-      context.setVariable("request", CurrentRequest.get());
+    boolean request = false;
+    boolean principal = false;
+    for (LimitedMethod.Charge charge : limited.charges()) {
+      request |= charge.usesRequest();
+      principal |= charge.usesPrincipal();
+    }
+    if (request) {
+      context.setVariable("request", WEB ? CurrentRequest.get() : null);
+    }
+    if (principal) {
+      context.setVariable("principal", AuthenticatedUser.name());
     }
     return context;
   }
@@ -76,14 +87,24 @@ final class CallEvaluator {
     }
   }
 
+  /**
+   * The count as a number the limit could admit; else a {@link RateLimitCountException}, which a
+   * web application answers with 400, since counts often come from the request.
+   */
   private static double count(Object value, LimitedMethod.Charge charge, LimitedMethod limited) {
     double count = value instanceof Number number ? number.doubleValue() : Double.NaN;
-    if (!(count >= 0) || Double.isInfinite(count)) {
-      throw new IllegalArgumentException("@RateLimited(name = \"" + charge.limit() + "\", count = \""
-          + charge.countText() + "\") on " + limited.describe() + " must give a finite number, 0 or more, but gave "
-          + value);
+    if (!(count >= 0) || Double.isInfinite(count) || count > charge.largestCount()) {
+      throw new RateLimitCountException(charge.limit(), count, charge.largestCount(), "@RateLimited(name = \""
+          + charge.limit() + "\", count = \"" + charge.countText() + "\") on " + limited.describe() + " gave "
+          + value + ", but the count must be a finite number from 0 to " + format(charge.largestCount())
+          + ", the most limit '" + charge.limit() + "' can ever admit");
     }
     return count;
+  }
+
+  static String format(double number) {
+    return number == Math.rint(number) && Math.abs(number) < 1e15 ? Long.toString((long) number)
+        : Double.toString(number);
   }
 
   /** Parameter names per method, discovered once. */

@@ -18,9 +18,17 @@ record LimitedMethod(Method method, List<Charge> charges, Duration maxWait, Fall
    * One limit charged by a call. A key or count that is just an argument ({@code #user},
    * {@code #p0}, {@code #a1}) is read straight from the arguments ({@code keyArgument},
    * {@code countArgument}: its index, -1 otherwise), without evaluating SpEL.
+   *
+   * @param largestCount the largest count the limit can ever admit the way this method asks
    */
   record Charge(String limit, Expression key, Expression count, String keyText, String countText,
-      boolean usesRequest, int keyArgument, int countArgument) {}
+      boolean usesRequest, boolean usesPrincipal, int keyArgument, int countArgument, double largestCount) {
+
+    Charge withLargestCount(double largest) {
+      return new Charge(limit, key, count, keyText, countText, usesRequest, usesPrincipal, keyArgument,
+          countArgument, largest);
+    }
+  }
 
   /** The fallback method, and whether it takes the exception as its last parameter. */
   record Fallback(Method method, boolean takesException) {}

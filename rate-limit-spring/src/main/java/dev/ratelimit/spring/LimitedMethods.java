@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
@@ -33,6 +35,7 @@ final class LimitedMethods {
   private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono", LimitedMethods.class.getClassLoader());
 
   private final RateLimiter limiter;
+  private final ParameterNameDiscoverer parameterNames;
   private final Map<Key, LimitedMethod> cache = new ConcurrentHashMap<>();
 
   private record Key(Method method, Class<?> target) {}
@@ -41,7 +44,13 @@ final class LimitedMethods {
   private static final LimitedMethod NONE = new LimitedMethod(null, List.of(), null, null, LimitedMethod.Returns.VALUE);
 
   LimitedMethods(RateLimiter limiter) {
+    this(limiter, new DefaultParameterNameDiscoverer());
+  }
+
+  /** @param parameterNames the names SpEL sees, as {@link CallEvaluator} discovers them */
+  LimitedMethods(RateLimiter limiter, ParameterNameDiscoverer parameterNames) {
     this.limiter = limiter;
+    this.parameterNames = parameterNames;
   }
 
   /**
@@ -87,10 +96,15 @@ final class LimitedMethods {
             + " names no configured limit; configured limits: " + String.join(", ", limiter.limits().keySet())
             + " (define it as ratelimit.limits." + annotation.name() + "=<spec>)");
       }
-      charges.add(new LimitedMethod.Charge(annotation.name(), parse(annotation.key(), "key", annotation, where),
-          parse(annotation.count(), "count", annotation, where), annotation.key(), annotation.count(),
-          annotation.key().contains("#request") || annotation.count().contains("#request"),
-          argument(annotation.key(), specific), argument(annotation.count(), specific)));
+      Expression key = parse(annotation.key(), "key", annotation, where);
+      Expression count = parse(annotation.count(), "count", annotation, where);
+      Set<String> variables = new LinkedHashSet<>();
+      variables.addAll(checked(key, "key", annotation.key(), annotation, specific));
+      variables.addAll(checked(count, "count", annotation.count(), annotation, specific));
+      charges.add(new LimitedMethod.Charge(annotation.name(), key, count, annotation.key(), annotation.count(),
+          variables.contains("request"), variables.contains("principal"),
+          argument(annotation.key(), specific), argument(annotation.count(), specific),
+          limiter.limits().get(annotation.name()).largestCount()));
       if (!annotation.maxWait().isEmpty()) {
         maxWait = longest(maxWait, maxWait(annotation, where));
       }
@@ -101,6 +115,10 @@ final class LimitedMethods {
         }
         fallbackName = annotation.fallback();
       }
+    }
+    if (maxWait != null && charges.size() == 1 && limiter.limits().get(charges.get(0).limit()).reservable()) {
+      // one limit with a wait reserves (RateLimitedAspect.decide): it may go into debt down to maxReserved
+      charges.set(0, charges.get(0).withLargestCount(limiter.limits().get(charges.get(0).limit()).largestReservation()));
     }
     LimitedMethod.Fallback fallback = fallbackName.isEmpty() ? null : fallback(specific, target, fallbackName, where);
     return new LimitedMethod(specific, List.copyOf(charges), maxWait, fallback, returns(specific));
@@ -116,6 +134,19 @@ final class LimitedMethods {
       throw new RateLimitConfigurationException("@RateLimited(name = \"" + annotation.name() + "\", " + attribute
           + " = \"" + text + "\") on " + where + " is not a valid SpEL expression: " + e.getSimpleMessage());
     }
+  }
+
+  /** The expression's variables, each checked to exist when the method is called. */
+  private Set<String> checked(Expression expression, String attribute, String text, RateLimited annotation,
+      Method method) {
+    if (expression == null) {
+      return Set.of();
+    }
+    Set<String> variables = ExpressionVariables.of(expression);
+    ExpressionVariables.check(variables, method, parameterNames,
+        "@RateLimited(name = \"" + annotation.name() + "\", " + attribute + " = \"" + text + "\")",
+        method.getDeclaringClass().getName() + "." + method.getName());
+    return variables;
   }
 
   /** The index of the argument an expression names on its own ({@code #user}, {@code #p0}, {@code #a1}); -1 otherwise. */

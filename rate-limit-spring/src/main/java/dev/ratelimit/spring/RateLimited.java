@@ -19,8 +19,10 @@ import java.lang.annotation.Target;
  * }</pre>
  *
  * <p>{@code key} and {@code count} are SpEL over the method's parameters (by name, {@code #p0},
- * {@code #a0}), {@code #request} when there is a current HTTP request, and beans ({@code @name}).
- * Expressions are parsed once. Several annotations on one call (repeated, or on the class and the
+ * {@code #a0}), {@code #request} when there is a current HTTP request, {@code #principal} (the
+ * authenticated user's name, or null when nobody is), and beans ({@code @name}). Expressions are
+ * parsed once, at startup, where a variable that will not exist (a misspelt parameter, a name in
+ * a class compiled without {@code -parameters}) stops the application. Several annotations on one call (repeated, or on the class and the
  * method) are applied all or nothing. A denial throws
  * {@link dev.ratelimit.RateLimitExceededException}, unless the annotation says
  * otherwise ({@link #maxWait}, {@link #fallback}). Methods returning {@code CompletionStage}, {@code Mono} or {@code Flux} are limited
@@ -38,7 +40,10 @@ public @interface RateLimited {
   /** SpEL for the key; {@code ""} (the default) or a null result is the limit's one global bucket. */
   String key() default "";
 
-  /** SpEL for the units this call costs: a finite number, 0 or more. Default: 1. */
+  /**
+   * SpEL for the units this call costs: a finite number from 0 to what the limit can ever admit,
+   * else {@link RateLimitCountException} (400 in a Spring MVC application). Default: 1.
+   */
   String count() default "1";
 
   /**

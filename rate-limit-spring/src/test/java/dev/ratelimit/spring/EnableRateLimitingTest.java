@@ -176,8 +176,9 @@ class EnableRateLimitingTest {
   void count_thatIsNotAFiniteNumberAtLeastZero_isRefused() {
     Messages messages = start(Messages.class);
     assertThatThrownBy(() -> messages.weighted(new User("ann"), -1))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("count = \"#weight\"").hasMessageContaining("must give a finite number, 0 or more, but gave -1.0");
+        .isInstanceOf(RateLimitCountException.class)
+        .hasMessageContaining("count = \"#weight\"").hasMessageContaining("gave -1")
+        .hasMessageContaining("must be a finite number from 0 to");
   }
 
   @Test

@@ -1,17 +1,19 @@
 package dev.ratelimit.example;
 
+import java.security.Principal;
 import java.util.Map;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
-import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ResponseStatusException;
 
 /**
- * The demo's endpoints. {@code /api/**} is limited by the servlet filter per client address
- * (application.yml); the others by {@code @RateLimited} on the services they call, per user
- * (the {@code X-User} header stands in for authentication).
+ * The demo's endpoints. {@code /api/**} is limited by the servlet filter per client address and
+ * {@code /me} per authenticated user (application.yml); the others by {@code @RateLimited} on the
+ * services they call, per authenticated user (HTTP basic, {@link SecurityConfiguration}).
  */
 @RestController
 public class DemoController {
@@ -33,21 +35,30 @@ public class DemoController {
     return Map.of("message", "hello");
   }
 
-  @PostMapping("/messages")
-  public Map<String, String> send(@RequestHeader("X-User") String user, @RequestParam String text) {
-    return Map.of("result", messages.send(user, text));
+  @GetMapping("/me")
+  public Map<String, String> me(Principal user) {
+    return Map.of("user", user.getName());
   }
 
+  @PostMapping("/messages")
+  public Map<String, String> send(Principal user, @RequestParam String text) {
+    return Map.of("result", messages.send(user.getName(), text));
+  }
+
+  /** {@code maxTokens} comes from the client: checked here, before it costs anything or reaches the model. */
   @PostMapping("/completions")
-  public Map<String, String> complete(@RequestHeader("X-User") String user, @RequestParam String prompt,
-      @RequestParam(defaultValue = "50") int maxTokens) {
-    return Map.of("result", completions.complete(user, prompt, maxTokens));
+  public Map<String, String> complete(@RequestParam String prompt, @RequestParam(defaultValue = "50") int maxTokens) {
+    if (maxTokens < 1 || maxTokens > CompletionService.MAX_TOKENS) {
+      throw new ResponseStatusException(HttpStatus.BAD_REQUEST,
+          "maxTokens must be from 1 to " + CompletionService.MAX_TOKENS + " but was " + maxTokens);
+    }
+    return Map.of("result", completions.complete(prompt, maxTokens));
   }
 
   @PostMapping("/login")
   public ResponseEntity<Map<String, String>> login(@RequestParam String user, @RequestParam String password) {
     return logins.login(user, password)
-        ? ResponseEntity.ok(Map.of("result", "welcome " + user))
+        ? ResponseEntity.ok(Map.of("result", "welcome " + user.trim()))
         : ResponseEntity.status(401).body(Map.of("result", "wrong password"));
   }
 

@@ -24,7 +24,7 @@ class TwoInstancesOnRedisIT {
   private int send(ConfigurableApplicationContext app) throws Exception {
     int port = ((WebServerApplicationContext) app).getWebServer().getPort();
     HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/messages?text=hi"))
-        .header("X-User", "ann").POST(HttpRequest.BodyPublishers.noBody()).build();
+        .header("Authorization", ExampleApplicationTest.basic("ann")).POST(HttpRequest.BodyPublishers.noBody()).build();
     return client.send(request, HttpResponse.BodyHandlers.ofString()).statusCode();
   }
 

@@ -14,23 +14,27 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
 /**
  * Rate limiting from {@code ratelimit.*}: the limits, the store (in memory by default), the
- * {@link RateLimiter}, {@code @RateLimited}, metrics and the {@code ratelimits} endpoint. Every
- * bean backs off when the application defines its own.
+ * {@link RateLimiter}, {@code @RateLimited}, metrics, the {@code rateLimit} health and the
+ * {@code ratelimits} endpoint. Every bean backs off when the application defines its own;
+ * {@code ratelimit.enabled=false} turns it all off.
  */
 @AutoConfiguration
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
-@Import({RateLimitingConfiguration.class, RateLimitWebConfiguration.class, RateLimitStoreConfiguration.Redis.class,
-    RateLimitStoreConfiguration.Bucket4j.class})
+@Import({RateLimitingConfiguration.class, RateLimitWebConfiguration.class, RateLimitMvcConfiguration.class,
+    RateLimitStoreConfiguration.Redis.class, RateLimitStoreConfiguration.Bucket4j.class})
 public final class RateLimitAutoConfiguration {
 
   @Bean
@@ -107,6 +111,19 @@ public final class RateLimitAutoConfiguration {
           }
         });
       }
+    }
+  }
+
+  /** {@code rateLimit} in {@code /actuator/health}. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(HealthIndicator.class)
+  static class Health {
+
+    @Bean
+    @ConditionalOnMissingBean(name = "rateLimitHealthIndicator")
+    RateLimitHealthIndicator rateLimitHealthIndicator(RateLimiter limiter, RateLimitProperties properties) {
+      return new RateLimitHealthIndicator(limiter, properties.getStoreFailure(),
+          properties.getHealth().isDownWhenStoreUnavailable());
     }
   }
 

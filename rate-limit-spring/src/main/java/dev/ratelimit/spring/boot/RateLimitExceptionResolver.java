@@ -1,7 +1,9 @@
 package dev.ratelimit.spring.boot;
 
+import dev.ratelimit.Clock;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.spring.RateLimitCountException;
 import dev.ratelimit.servlet.RateLimitResponses;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -15,14 +17,22 @@ import org.springframework.web.servlet.ModelAndView;
 /**
  * Answers {@link RateLimitExceededException} with the 429 of DESIGN.md §6, and
  * {@link StoreUnavailableException} (a limit with {@code failure=closed} while the store is down)
- * with 503. It runs after Spring MVC's own resolvers, so an {@code @ExceptionHandler} of the
+ * with 503, and {@link RateLimitCountException} (a count from the request that the limit can
+ * never admit) with 400. It runs after Spring MVC's own resolvers, so an {@code @ExceptionHandler} of the
  * application for these exceptions answers instead.
  */
 public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ordered {
   private final RateLimitResponses responses;
+  private final BadCountAnswer badCounts;
 
   public RateLimitExceptionResolver(RateLimitResponses responses) {
+    this(responses, Clock.system());
+  }
+
+  /** @param clock when bad counts were last logged (one line per limit and minute) */
+  public RateLimitExceptionResolver(RateLimitResponses responses, Clock clock) {
     this.responses = responses;
+    this.badCounts = new BadCountAnswer(clock);
   }
 
   @Override
@@ -35,6 +45,10 @@ public class RateLimitExceptionResolver implements HandlerExceptionResolver, Ord
       }
       if (exception instanceof StoreUnavailableException) {
         responses.storeUnavailable(request, response, "");
+        return new ModelAndView();
+      }
+      if (exception instanceof RateLimitCountException bad) {
+        badCounts.answer(request, response, bad);
         return new ModelAndView();
       }
     } catch (IOException e) {

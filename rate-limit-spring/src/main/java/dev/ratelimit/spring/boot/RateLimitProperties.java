@@ -9,8 +9,9 @@ import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * {@code ratelimit.*}: the limits, where their state lives, and the servlet filter's rules
- * (DESIGN.md §7, a public contract).
+ * Rate limiting (ratelimit.*): the limits, where their state lives, and the servlet filter's rules
+ * (DESIGN.md §7, a public contract). Descriptions here are plain text: the configuration processor
+ * copies them into the metadata that IDEs show.
  *
  * <pre>
  * ratelimit.limits.api=token-bucket rate=100 period=1m
@@ -31,13 +32,16 @@ public class RateLimitProperties {
     BUCKET4J
   }
 
-  /** Named limits: kebab-case name to spec, e.g. {@code api: token-bucket rate=100 period=1m}. */
+  /** Whether rate limiting is on: false turns off the limiter, the filter, the annotations, health and the endpoint. */
+  private boolean enabled = true;
+
+  /** Named limits: kebab-case name to spec, e.g. api: token-bucket rate=100 period=1m. */
   private Map<String, String> limits = new LinkedHashMap<>();
 
   /** Where limit state lives: memory (the default), redis or bucket4j. */
   private Store store = Store.MEMORY;
 
-  /** Rate limit header families on HTTP responses: any of legacy, ietf, none. */
+  /** Rate limit header families on HTTP responses, comma-separated: legacy, ietf, none, and epoch (X-RateLimit-Reset as a Unix time). */
   private String headers = "legacy,ietf";
 
   /** Proxies whose forwarded header is believed: addresses and CIDR blocks. */
@@ -55,6 +59,20 @@ public class RateLimitProperties {
   private final Filter filter = new Filter();
 
   private final Redis redis = new Redis();
+
+  private final Health health = new Health();
+
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  public Health getHealth() {
+    return health;
+  }
 
   public Map<String, String> getLimits() {
     return limits;
@@ -120,10 +138,45 @@ public class RateLimitProperties {
     return redis;
   }
 
+  /** What a filter rule does with a request that has no key (no such header, parameter or user). */
+  public enum MissingKey {
+    /** All such requests share the limit's global key (the default). */
+    GLOBAL,
+    /** The rule doesn't apply to the request; other rules still do. */
+    SKIP,
+    /** The request is refused with 400 and a problem+json body naming the missing key. */
+    DENY
+  }
+
   /** The servlet filter: registered when there are rules. */
   public static class Filter {
     /** Requests limited by path: Spring path patterns, each with a limit, a key and a cost. */
     private List<Rule> rules = new ArrayList<>();
+
+    /**
+     * The filter's order among the servlet filters. Default: just after Spring Security's filter chain when Spring
+     * Security is present (so that the principal key sees the authenticated user), else before every other filter.
+     */
+    private Integer order;
+
+    /** What a rule does with a request that has no key: global (share one bucket), skip (the rule does not apply) or deny (400). */
+    private MissingKey missingKey = MissingKey.GLOBAL;
+
+    public Integer getOrder() {
+      return order;
+    }
+
+    public void setOrder(Integer order) {
+      this.order = order;
+    }
+
+    public MissingKey getMissingKey() {
+      return missingKey;
+    }
+
+    public void setMissingKey(MissingKey missingKey) {
+      this.missingKey = missingKey;
+    }
 
     public List<Rule> getRules() {
       return rules;
@@ -136,13 +189,13 @@ public class RateLimitProperties {
 
   /** One filter rule. */
   public static class Rule {
-    /** A Spring path pattern, e.g. {@code /api/**}. */
+    /** A Spring path pattern, e.g. /api/**. */
     private String path;
 
     /** The name of a configured limit. */
     private String limit;
 
-    /** ip, header:NAME, principal, param:NAME, or a SpEL expression #{...} over #request. */
+    /** ip, header:NAME, principal, param:NAME, or a SpEL expression #{...} over #request and #principal. */
     private String key = "ip";
 
     /** Units each matching request costs. */
@@ -178,6 +231,23 @@ public class RateLimitProperties {
 
     public void setCost(double cost) {
       this.cost = cost;
+    }
+  }
+
+  /** The rateLimit health contributor. */
+  public static class Health {
+    /**
+     * Whether the rateLimit health is DOWN while the store does not answer. Default false: UP, since every limit
+     * keeps deciding by its failure policy.
+     */
+    private boolean downWhenStoreUnavailable;
+
+    public boolean isDownWhenStoreUnavailable() {
+      return downWhenStoreUnavailable;
+    }
+
+    public void setDownWhenStoreUnavailable(boolean downWhenStoreUnavailable) {
+      this.downWhenStoreUnavailable = downWhenStoreUnavailable;
     }
   }
 

@@ -4,11 +4,13 @@ import dev.ratelimit.Decisions;
 import dev.ratelimit.LimitCall;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.servlet.KeyResolver;
+import dev.ratelimit.servlet.MissingKey;
 import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.servlet.RateLimitResponses;
 import jakarta.servlet.http.HttpServletResponse;
 import java.util.List;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -17,7 +19,9 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
+import org.springframework.core.env.Environment;
 import org.springframework.http.server.PathContainer;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 import org.springframework.web.util.pattern.PathPattern;
@@ -62,8 +66,9 @@ class RateLimitWebConfiguration {
   @ConditionalOnProperty(name = "ratelimit.filter.rules[0].path")
   @ConditionalOnMissingBean(name = "rateLimitFilter")
   FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimiter limiter, RateLimitProperties properties,
-      BeanFactory beanFactory) {
-    RateLimitFilter.Builder builder = RateLimitFilter.builder().limiter(limiter);
+      BeanFactory beanFactory, Environment environment) {
+    RateLimitFilter.Builder builder = RateLimitFilter.builder().limiter(limiter)
+        .missingKey(MissingKey.valueOf(properties.getFilter().getMissingKey().name()));
     String property = "ratelimit.headers";
     try {
       builder.headers(properties.getHeaders());
@@ -88,12 +93,33 @@ class RateLimitWebConfiguration {
       property = "ratelimit.filter.rules";
       FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(builder.build());
       registration.setName("rateLimitFilter");
-      registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 100);
+      registration.setOrder(filterOrder(properties, environment, beanFactory instanceof ConfigurableBeanFactory configurable
+          ? configurable.getBeanClassLoader() : RateLimitWebConfiguration.class.getClassLoader()));
       return registration;
     } catch (RuntimeException e) {
       throw new InvalidLimitConfigurationException(property + ": " + e.getMessage(), e);
     }
   }
+
+  /**
+   * {@code ratelimit.filter.order}, else just after Spring Security's filter chain when Spring
+   * Security is there, so that {@code key: principal} sees the authenticated user (before it, every
+   * user would share the missing key's bucket); else before every other filter, so that a denied
+   * request costs nothing more.
+   */
+  static int filterOrder(RateLimitProperties properties, Environment environment, ClassLoader classLoader) {
+    if (properties.getFilter().getOrder() != null) {
+      return properties.getFilter().getOrder();
+    }
+    if (ClassUtils.isPresent(SECURITY_FILTER_CHAIN, classLoader)) {
+      return environment.getProperty("spring.security.filter.order", Integer.class, SECURITY_FILTER_ORDER) + 1;
+    }
+    return Ordered.HIGHEST_PRECEDENCE + 100;
+  }
+
+  private static final String SECURITY_FILTER_CHAIN = "org.springframework.security.web.SecurityFilterChain";
+  /** Spring Boot's default order of Spring Security's filter chain (SecurityFilterProperties.DEFAULT_FILTER_ORDER). */
+  static final int SECURITY_FILTER_ORDER = -100;
 
   private static RateLimitFilter.Builder addRule(RateLimitFilter.Builder builder, RateLimitProperties.Rule rule,
       PathPattern pattern, BeanFactory beanFactory) {
@@ -110,8 +136,8 @@ class RateLimitWebConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RateLimitExceptionResolver rateLimitExceptionResolver(RateLimitResponses responses) {
-      return new RateLimitExceptionResolver(responses);
+    RateLimitExceptionResolver rateLimitExceptionResolver(RateLimitResponses responses, RateLimiter limiter) {
+      return new RateLimitExceptionResolver(responses, limiter.clock());
     }
   }
 }

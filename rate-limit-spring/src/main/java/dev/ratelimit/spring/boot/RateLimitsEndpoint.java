@@ -1,12 +1,21 @@
 package dev.ratelimit.spring.boot;
 
+import dev.ratelimit.Decision;
+import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimiter;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
-/** {@code /actuator/ratelimits}: every limit with its spec, the store, and its decisions so far. */
+/**
+ * {@code /actuator/ratelimits}: every limit with its spec, the store, and its decisions so far;
+ * {@code /actuator/ratelimits/{limit}/{key}}: one key's state (GET, consuming nothing) and its
+ * reset (DELETE: the "unlock this user" of an operator).
+ */
 @Endpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
   private final RateLimiter limiter;
@@ -23,6 +32,16 @@ public class RateLimitsEndpoint {
   /** The endpoint's answer. */
   public record Report(String store, boolean storeAvailable, Map<String, LimitInfo> limits) {}
 
+  /**
+   * One key's state, as a request for one unit would find it.
+   *
+   * @param remaining units left now
+   * @param limit the capacity
+   * @param retryAfterMs how long until one unit would be admitted; 0 when it would be now
+   * @param resetAfterMs how long until the key is full again
+   */
+  public record KeyState(double remaining, double limit, long retryAfterMs, long resetAfterMs) {}
+
   @ReadOperation
   public Report limits() {
     Map<String, LimitInfo> limits = new LinkedHashMap<>();
@@ -30,6 +49,27 @@ public class RateLimitsEndpoint {
       CountingStore.Counts decided = counts.counts(name);
       limits.put(name, new LimitInfo(limit.toString(), decided.allowed(), decided.denied()));
     });
-    return new Report(counts.inner().getClass().getSimpleName(), limiter.storeAvailable(), limits);
+    return new Report(RateLimitHealthIndicator.storeName(limiter), limiter.storeAvailable(), limits);
+  }
+
+  /** The key's state, consuming nothing; 404 for an unknown limit. */
+  @ReadOperation
+  public KeyState key(@Selector String limit, @Selector String key) {
+    Limit configured = limiter.limits().get(limit);
+    if (configured == null) {
+      return null; // 404
+    }
+    Decision state = limiter.check(limit, key, Math.min(1, configured.largestCount()));
+    return new KeyState(state.remaining(), state.limit(), state.retryAfterMillis(), state.resetAfterMillis());
+  }
+
+  /** Forgets the key, so that it is full again: 204, or 404 for an unknown limit. */
+  @DeleteOperation
+  public WebEndpointResponse<Void> reset(@Selector String limit, @Selector String key) {
+    if (!limiter.limits().containsKey(limit)) {
+      return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+    limiter.reset(limit, key);
+    return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NO_CONTENT);
   }
 }

@@ -27,7 +27,12 @@ class OwnExceptionHandlerHttpTest {
   @LocalServerPort
   int port;
 
-  @SpringBootApplication
+  // an application without Spring Security (on the test classpath for SecuredHttpTest)
+  @SpringBootApplication(excludeName = {"org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration",
+      "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
+      "org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration",
+      "org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration",
+      "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration"})
   static class App {
     @Service
     static class Once {

@@ -34,7 +34,12 @@ class RateLimitHttpTest {
   @LocalServerPort
   int port;
 
-  @SpringBootApplication
+  // an application without Spring Security (on the test classpath for SecuredHttpTest)
+  @SpringBootApplication(excludeName = {"org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration",
+      "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
+      "org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration",
+      "org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration",
+      "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration"})
   static class App {
     @RestController
     static class Endpoints {

@@ -2,7 +2,15 @@ package dev.ratelimit.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+import dev.ratelimit.ManualClock;
 import dev.ratelimit.servlet.RateLimitFilter;
+import dev.ratelimit.spring.RateLimited;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -12,7 +20,17 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.mock.web.MockFilterChain;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.setup.MockMvcBuilders;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 class RateLimitWebConfigurationTest {
   private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
@@ -57,6 +75,14 @@ class RateLimitWebConfigurationTest {
       FailureAnalysis analysis = new RateLimitFailureAnalyzer().analyze(context.getStartupFailure());
       assertThat(analysis.getDescription()).contains("ratelimit.filter.rules[0]").contains("not a valid SpEL expression");
     });
+    runner.withPropertyValues("ratelimit.filter.rules[0].key=#{#req.getHeader('X-Tenant')}").run(context -> {
+      assertThat(context).hasFailed();
+      FailureAnalysis analysis = new RateLimitFailureAnalyzer().analyze(context.getStartupFailure());
+      assertThat(analysis.getDescription()).contains("ratelimit.filter.rules[0]").contains("names #req")
+          .contains("the variables: #request, #principal");
+    });
+    runner.withPropertyValues("ratelimit.filter.rules[0].key=#{#request.getHeader('X-Tenant') + #principal}")
+        .run(context -> assertThat(context).hasNotFailed());
     runner.withPropertyValues("ratelimit.headers=fancy").run(context -> {
       assertThat(context).hasFailed();
       assertThat(new RateLimitFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
@@ -91,5 +117,105 @@ class RateLimitWebConfigurationTest {
       assertThat(new RateLimitFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
           .contains("ratelimit.forwarded-header").contains("unknown forwarded header 'x-forwarded-host'");
     });
+  }
+
+  @Test
+  void filterOrder_isJustAfterSpringSecuritysChain_whenSecurityIsThere_elseFirst_orAsConfigured() {
+    runner.run(context -> assertThat(context.getBean(FilterRegistrationBean.class).getOrder())
+        .isEqualTo(RateLimitWebConfiguration.SECURITY_FILTER_ORDER + 1));
+    runner.withPropertyValues("spring.security.filter.order=5").run(context ->
+        assertThat(context.getBean(FilterRegistrationBean.class).getOrder()).isEqualTo(6));
+    runner.withClassLoader(new FilteredClassLoader(SecurityFilterChain.class)).run(context ->
+        assertThat(context.getBean(FilterRegistrationBean.class).getOrder()).isEqualTo(Ordered.HIGHEST_PRECEDENCE + 100));
+    runner.withPropertyValues("ratelimit.filter.order=-1000").run(context ->
+        assertThat(context.getBean(FilterRegistrationBean.class).getOrder()).isEqualTo(-1000));
+  }
+
+  @Test
+  void missingKey_isSettable_andABadValueFailsStartupNamingIt() {
+    runner.withPropertyValues("ratelimit.filter.missing-key=deny").run(context -> assertThat(context).hasNotFailed());
+    runner.withPropertyValues("ratelimit.filter.missing-key=sometimes").run(context -> assertThat(context)
+        .hasFailed().getFailure().rootCause().hasMessageContaining("sometimes"));
+  }
+
+  @RestController
+  static class Limited {
+    private final Service service;
+
+    Limited(Service service) {
+      this.service = service;
+    }
+
+    @GetMapping("/send")
+    String send(@RequestParam double count) {
+      return service.send(count);
+    }
+  }
+
+  public static class Service {
+    @RateLimited(name = "api", count = "#count")
+    public String send(double count) {
+      return "sent";
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @EnableWebMvc
+  static class Mvc {
+    @Bean
+    Service service() {
+      return new Service();
+    }
+
+    @Bean
+    Limited limited(Service service) {
+      return new Limited(service);
+    }
+  }
+
+  @Test
+  void withoutTheServletModule_aDenialIsStillThe429_andABadCountThe400() {
+    new WebApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+        .withPropertyValues("ratelimit.limits.api=token-bucket rate=2 period=1m")
+        .withClassLoader(new FilteredClassLoader(RateLimitFilter.class))
+        .withUserConfiguration(Mvc.class, ManualClockConfig.class)
+        .run(context -> {
+          assertThat(context).hasNotFailed().hasSingleBean(PlainRateLimitExceptionResolver.class)
+              .doesNotHaveBean(RateLimitExceptionResolver.class);
+          MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+          mvc.perform(get("/send").param("count", "2")).andExpect(status().isOk());
+          mvc.perform(get("/send").param("count", "1")).andExpect(status().isTooManyRequests())
+              .andExpect(header().string("Retry-After", "30"))
+              .andExpect(content().contentType("application/problem+json"))
+              .andExpect(jsonPath("$.limit").value("api")).andExpect(jsonPath("$.retryAfter").value(30))
+              .andExpect(jsonPath("$.status").value(429));
+          mvc.perform(get("/send").param("count", "3")).andExpect(status().isBadRequest())
+              .andExpect(content().contentType("application/problem+json"))
+              .andExpect(jsonPath("$.limit").value("api")).andExpect(jsonPath("$.count").value(3))
+              .andExpect(jsonPath("$.maxCount").value(2))
+              .andExpect(jsonPath("$.detail").value("Count 3 for rate limit 'api' must be a finite number from 0 to 2"));
+        });
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class ManualClockConfig {
+    @Bean
+    ManualClock clock() {
+      return new ManualClock(1_767_225_600_000L);
+    }
+  }
+
+  @Test
+  void badCounts_logOneLinePerLimitAndMinute() {
+    ManualClock clock = new ManualClock(1_767_225_600_000L);
+    BadCountAnswer answer = new BadCountAnswer(clock);
+    assertThat(answer.shouldLog("api")).isTrue();
+    assertThat(answer.shouldLog("api")).isFalse();
+    assertThat(answer.shouldLog("other")).isTrue();
+    clock.advanceMillis(BadCountAnswer.LOG_INTERVAL_MILLIS - 1);
+    assertThat(answer.shouldLog("api")).isFalse();
+    clock.advanceMillis(1);
+    assertThat(answer.shouldLog("api")).isTrue();
+    assertThat(answer.shouldLog("api")).isFalse();
   }
 }
