@@ -167,7 +167,7 @@ class ClientAddressTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
+  @CsvSource(delimiter = '|', quoteCharacter = '"', value = { // the messages quote with '
       "10.0.0.0/33 | '10.0.0.0/33' has a prefix length above 32",
       "10.0.0.0/ | '10.0.0.0/' has a bad prefix length ''; expected 0 to 32",
       "10.0.0.0/x | '10.0.0.0/x' has a bad prefix length 'x'; expected 0 to 32",

@@ -110,9 +110,9 @@ class HeadersTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
+  @CsvSource(delimiter = '|', quoteCharacter = '"', value = { // the messages quote with '
       "legacy,fancy | unknown header family 'fancy'; allowed: legacy, ietf, none, and epoch (X-RateLimit-Reset as absolute epoch seconds)",
-      "'' | no header family; allowed: legacy, ietf, none, and epoch (X-RateLimit-Reset as absolute epoch seconds)",
+      "\"\" | no header family; allowed: legacy, ietf, none, and epoch (X-RateLimit-Reset as absolute epoch seconds)",
       "none,ietf | 'none' can't be combined with other header families",
       "ietf,epoch | 'epoch' changes X-RateLimit-Reset and needs 'legacy'",
   })
