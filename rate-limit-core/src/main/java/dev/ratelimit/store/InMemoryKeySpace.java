@@ -59,6 +59,9 @@ abstract class InMemoryKeySpace implements KeySpace {
    */
   abstract boolean evict(String key, Object cell, long now);
 
+  /** Whether the key is in the map now (for tests: evicted keys are not). */
+  abstract boolean holds(String key);
+
   @Override
   public String toString() {
     return name + " = " + limit;

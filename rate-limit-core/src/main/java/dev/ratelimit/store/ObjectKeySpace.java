@@ -172,4 +172,9 @@ final class ObjectKeySpace<S> extends InMemoryKeySpace {
     }
     return false;
   }
+
+  @Override
+  boolean holds(String key) {
+    return cells.containsKey(key);
+  }
 }

@@ -275,4 +275,9 @@ final class WordKeySpace extends InMemoryKeySpace {
     }
     return current;
   }
+
+  @Override
+  boolean holds(String key) {
+    return cells.containsKey(key);
+  }
 }
