@@ -60,12 +60,12 @@ class BoundLimit {
   }
 
   /**
-   * The smallest count above 0, as a fraction of the capacity (at least 1): a thousand times the
+   * The smallest count above 0, as a fraction of the capacity (at least 1): ten times the
    * float tolerance within which a level counts as reaching a request, so that a count this size
    * is charged (a smaller one on an empty bucket would be admitted by the tolerance and take
    * nothing, a million times over) and moves a state kept as a time on the store's timeline.
    */
-  static final double SMALLEST_COUNT = 1e-9;
+  static final double SMALLEST_COUNT = 1e-11;
 
   /**
    * Refuses what can never be decided: a count that is not a finite number ≥ 0, one above what
@@ -79,7 +79,7 @@ class BoundLimit {
     }
     if (count > 0 && count < smallestCount) {
       throw new IllegalArgumentException("count " + count + " is below the smallest count above 0, "
-          + SpecNumbers.format(smallestCount) + " (1e-9 of the capacity, at least 1e-9), of limit '" + name
+          + SpecNumbers.format(smallestCount) + " (1e-11 of the capacity, at least 1e-11), of limit '" + name
           + "': so small a count would not be charged");
     }
     if (op == Operation.RESERVE && !reservable) {
