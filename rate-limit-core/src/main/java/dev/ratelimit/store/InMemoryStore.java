@@ -27,7 +27,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@value #EVICTION_SAMPLE} keys the hand visits next, the one fresh soonest. An evicted key's
  * state is folded first into a small conservative sketch of its limit (count-min style, a maximum
  * per cell), which a returning key starts from: forgetting a key never admits more than keeping
- * it would have; a key whose cells all collide with more used keys may be denied more.
+ * it would have; a key whose cells all collide with more used keys may be denied more. The
+ * sketch forgets nothing on {@code reset}: a key reset while evicted may return with its usage.
  */
 public final class InMemoryStore implements RateLimitStore {
   /** The default bound on keys over all limits: about 80 MB of state at most, keys aside. */
