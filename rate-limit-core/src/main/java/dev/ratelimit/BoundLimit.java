@@ -26,6 +26,7 @@ class BoundLimit {
   private final boolean reservable;
   private final double largestLimit;
   private final double largestReserve;
+  private final double smallestCount;
 
   BoundLimit(Binding binding, String name, Limit limit) {
     this(binding, name, limit, limit);
@@ -46,6 +47,7 @@ class BoundLimit {
     this.reservable = limit.reservable();
     this.largestLimit = limit.largestCount();
     this.largestReserve = limit.largestReservation();
+    this.smallestCount = SMALLEST_COUNT * Math.max(1, limit.capacity());
   }
 
   /** What binding a limit needs: the store, and how to guard it. */
@@ -71,13 +73,27 @@ class BoundLimit {
   }
 
   /**
+   * The smallest count above 0, as a fraction of the capacity (at least 1): ten times the
+   * float tolerance within which a level counts as reaching a request, so that a count this size
+   * is charged (a smaller one on an empty bucket would be admitted by the tolerance and take
+   * nothing, a million times over) and moves a state kept as a time on the store's timeline.
+   */
+  static final double SMALLEST_COUNT = 1e-11;
+
+  /**
    * Refuses what can never be decided: a count that is not a finite number ≥ 0, one above what
-   * the limit can ever admit, a reservation on a kind without them.
+   * the limit can ever admit, one above 0 too small to charge, a reservation on a kind without
+   * them.
    */
   final void check(Operation op, double count) {
     if (!(count >= 0) || Double.isInfinite(count)) {
       throw new IllegalArgumentException(
           "count must be a finite number, 0 or more, but was " + count + " (limit '" + name + "')");
+    }
+    if (count > 0 && count < smallestCount) {
+      throw new IllegalArgumentException("count " + count + " is below the smallest count above 0, "
+          + SpecNumbers.format(smallestCount) + " (1e-11 of the capacity, at least 1e-11), of limit '" + name
+          + "': so small a count would not be charged");
     }
     if (op == Operation.RESERVE && !reservable) {
       throw new UnsupportedOperationException("limit '" + name + "' is a " + limit.kind()

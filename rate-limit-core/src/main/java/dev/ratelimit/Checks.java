@@ -6,16 +6,26 @@ import java.time.Duration;
 final class Checks {
   private Checks() {}
 
+  /**
+   * The range of a rate or capacity: beyond it the algorithms' arithmetic overflows or underflows
+   * (an emission interval of period / rate, a capacity times it), and above 2^53 (about 9e15) a
+   * double no longer even counts single units.
+   */
+  static final double MIN_UNITS = 1e-9;
+  static final double MAX_UNITS = 1e15;
+
   static double positive(String name, double value) {
-    if (!(value > 0) || Double.isInfinite(value)) {
-      throw new IllegalArgumentException(name + " must be a finite number greater than 0 but was " + value);
+    if (!(value >= MIN_UNITS && value <= MAX_UNITS)) {
+      throw new IllegalArgumentException(name + " must be a number from 1e-9 to 1e15 but was " + value);
     }
     return value;
   }
 
+  /** 0 or more, and at most {@link #MAX_UNITS} unless unbounded (Infinity). */
   static double notNegative(String name, double value) {
-    if (!(value >= 0)) {
-      throw new IllegalArgumentException(name + " must be 0 or more but was " + value);
+    if (!(value >= 0) || value > MAX_UNITS && value != Double.POSITIVE_INFINITY) {
+      throw new IllegalArgumentException(name + " must be 0 or more, and at most 1e15 unless unbounded (Infinity),"
+          + " but was " + value);
     }
     return value;
   }
@@ -39,11 +49,27 @@ final class Checks {
       throw new IllegalArgumentException("period must be a whole number of milliseconds but was " + period);
     }
     try {
-      period.toMillis();
+      period.toNanos(); // at most 292 years: it converts to milliseconds and to nanoseconds alike
     } catch (ArithmeticException e) {
-      throw new IllegalArgumentException("period is too long: " + period, e);
+      throw new IllegalArgumentException("period must be at most 292 years (the range of nanoseconds) but was "
+          + period, e);
     }
     return period;
+  }
+
+  /** The longest refill (capacity / rate periods), as the longest period: 292 years of nanoseconds. */
+  private static final double MAX_REFILL_MILLIS = Long.MAX_VALUE / 1e6;
+
+  /**
+   * Refuses a capacity that takes longer than 292 years to refill: waits beyond it overflow,
+   * and a fixed window would count windows up to it one by one.
+   */
+  static void refillFits(double capacity, double rate, Duration period) {
+    double millis = capacity / rate * period.toMillis();
+    if (!(millis <= MAX_REFILL_MILLIS)) {
+      throw new IllegalArgumentException("capacity " + capacity + " takes " + capacity / rate + " periods of "
+          + period + " to refill at rate " + rate + "; at most 292 years (the range of nanoseconds)");
+    }
   }
 
   /** Capacity / rate periods, rounded up to the millisecond. */

@@ -28,7 +28,14 @@ public record FixedWindow(double rate, Duration period, double capacity, double 
     Checks.notNegative("maxReserved", maxReserved);
     Checks.atLeastOne("shards", shards);
     Checks.capacityFitsShards(capacity, shards);
+    Checks.refillFits(capacity, rate, period);
     Objects.requireNonNull(start, "start");
+    try {
+      start.toEpochMilli(); // the store's timeline is in epoch milliseconds
+    } catch (ArithmeticException e) {
+      throw new IllegalArgumentException("start must be within the range of epoch milliseconds"
+          + " (about 292 million years either side of 1970) but was " + start, e);
+    }
     if (start.getNano() % 1_000_000 != 0) {
       throw new IllegalArgumentException("start must be a whole millisecond but was " + start);
     }

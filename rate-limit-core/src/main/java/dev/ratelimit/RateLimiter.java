@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.LongKeys;
 import dev.ratelimit.store.InMemoryStore;
 import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.Operation;
@@ -378,8 +379,9 @@ public final class RateLimiter implements AutoCloseable {
     return local;
   }
 
+  /** Every front end's key, bounded here once: long or not losslessly encodable keys are hashed. */
   private static String key(String key) {
-    return Objects.requireNonNull(key, "key (use \"\" for the limit's global bucket)");
+    return LongKeys.bounded(Objects.requireNonNull(key, "key (use \"\" for the limit's global bucket)"));
   }
 
   /** The store charges of an all-or-nothing call, and how they map back to its calls. */

@@ -22,6 +22,7 @@ public record TokenBucket(double rate, Duration period, double capacity, double 
     Checks.notNegative("maxReserved", maxReserved);
     Checks.atLeastOne("shards", shards);
     Checks.capacityFitsShards(capacity, shards);
+    Checks.refillFits(capacity, rate, period);
   }
 
   @Override

@@ -104,7 +104,11 @@ record SpecParams(String spec, Map<String, String> values) {
     if (!NUMBER.matcher(value).matches() || value.startsWith("-")) {
       throw bad("maxReserved", value, "expected a number of units, 0 or more, such as 5");
     }
-    return Double.parseDouble(value);
+    double units = Double.parseDouble(value);
+    if (Double.isInfinite(units)) { // so many digits that no double holds them: not "unbounded"
+      throw bad("maxReserved", value, "at most 1e15; leave it out for no bound");
+    }
+    return units;
   }
 
   int shards() {
@@ -185,7 +189,10 @@ record SpecParams(String spec, Map<String, String> values) {
       throw bad(name, value, "expected a number greater than 0, such as 10 or 2.5");
     }
     double number = Double.parseDouble(value);
-    if (!(number > 0) || Double.isInfinite(number)) {
+    if (Double.isInfinite(number)) { // the range itself is the record's to check
+      throw bad(name, value, "expected a number from 1e-9 to 1e15");
+    }
+    if (!(number > 0)) {
       throw bad(name, value, "expected a number greater than 0, such as 10 or 2.5");
     }
     return number;

@@ -44,14 +44,23 @@ abstract class InMemoryKeySpace implements KeySpace {
 
   abstract Decision refundAt(String key, double count, long now);
 
-  /** Drops every key whose state equals a fresh one. */
-  abstract void dropFresh(long now);
+  /**
+   * Visits the next key under this space's cursor (touched only under the store's hand lock): a
+   * fresh key is dropped, as its loss changes no decision; any other is offered to {@code best}
+   * when there is one. False, visiting nothing, when the cursor has passed every key: it starts
+   * over on the next call.
+   */
+  abstract boolean visitNext(long now, EvictionCandidate best);
 
-  /** Appends each key's time until fresh to {@code into} from {@code at}; returns the next index. */
-  abstract int collectUntilFresh(long now, long[] into, int at);
+  /**
+   * Folds the key's state into this space's sketch, then drops it, if {@code cell} still holds
+   * it; true if it went. The sketch is written first, so that a caller who finds the key gone
+   * finds its usage there.
+   */
+  abstract boolean evict(String key, Object cell, long now);
 
-  /** Evicts keys fresh within {@code threshold} ms while {@code left[0] > 0}, counting down. */
-  abstract void evictUpTo(long now, long threshold, long[] left);
+  /** Whether the key is in the map now (for tests: evicted keys are not). */
+  abstract boolean holds(String key);
 
   @Override
   public String toString() {

@@ -8,8 +8,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The embedded store, and the default: lock-free per key, bounded memory, no threads.
@@ -18,23 +18,35 @@ import java.util.concurrent.atomic.AtomicLong;
  * compare-and-set: a decision on a known key allocates nothing but the {@link Decision}. The other
  * kinds replace an immutable state object per consuming request.
  *
- * <p>Memory stays bounded without a background thread: when the number of keys has doubled since
- * the last sweep, the inserting thread drops every key whose state equals a fresh one (which
- * changes no decision, as this store's clock never goes back); beyond {@code maxKeys}, it evicts
- * the keys closest to fresh, whose loss changes the least.
+ * <p>Memory stays bounded without a background thread, and no caller pays for a pass over the
+ * map: each new key moves a hand (CLOCK-style, over every limit in turn) across a few keys,
+ * dropping those whose state equals a fresh one (which changes no decision, as this store's
+ * clock never goes back). Beyond {@code maxKeys}, the new key's caller also evicts one of the
+ * {@value #EVICTION_SAMPLE} keys the hand visits next, the one fresh soonest. An evicted key's
+ * state is folded first into a small conservative sketch of its limit (count-min style, a maximum
+ * per cell), which a returning key starts from: forgetting a key never admits more than keeping
+ * it would have; a key whose cells all collide with more used keys may be denied more. The
+ * sketch forgets nothing on {@code reset}: a key reset while evicted may return with its usage.
  */
 public final class InMemoryStore implements RateLimitStore {
   /** The default bound on keys over all limits: about 80 MB of state at most, keys aside. */
   public static final int DEFAULT_MAX_KEYS = 1_000_000;
-  private static final int FIRST_SWEEP = 1024;
+  /** Keys the hand visits per new key below the bound: it passes each key more often than keys come. */
+  static final int CLEAN_VISITS = 4;
+  /** Keys the hand visits per new key beyond the bound, to pick the one to evict. */
+  static final int EVICTION_SAMPLE = 8;
 
   private final Clock clock;
   private final int maxKeys;
   private final boolean sweeps;
   private final List<InMemoryKeySpace> spaces = new CopyOnWriteArrayList<>();
   private final AtomicLong size = new AtomicLong();
-  private final AtomicBoolean sweeping = new AtomicBoolean();
-  private volatile long sweepAbove;
+  private final ReentrantLock hand = new ReentrantLock();
+  private final EvictionCandidate candidate = new EvictionCandidate();
+  /** The limit under the hand, an index into {@code spaces}; and counts for tests. Under the lock. */
+  private int handAt;
+  private long visited;
+  private int mostVisitedInOneCall;
 
   /** A store on the system clock with the default key bound. */
   public InMemoryStore() {
@@ -46,7 +58,8 @@ public final class InMemoryStore implements RateLimitStore {
   }
 
   /**
-   * @param maxKeys the most keys kept over all limits; beyond it the keys closest to fresh go
+   * @param maxKeys the most keys kept over all limits; beyond it keys close to fresh are folded
+   *     into their limit's sketch
    */
   public InMemoryStore(Clock clock, int maxKeys) {
     this(clock, maxKeys, true);
@@ -59,7 +72,6 @@ public final class InMemoryStore implements RateLimitStore {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.maxKeys = maxKeys;
     this.sweeps = sweeps;
-    this.sweepAbove = Math.min(maxKeys, FIRST_SWEEP);
   }
 
   /**
@@ -135,10 +147,31 @@ public final class InMemoryStore implements RateLimitStore {
     throw new IllegalArgumentException("limit '" + space.name() + "' is bound to another store");
   }
 
-  /** Called after a key was added. */
+  /** Called after a key was added: moves the hand, and beyond the bound evicts one key. */
   void added() {
-    if (size.incrementAndGet() > sweepAbove && sweeps) {
-      sweep();
+    long keys = size.incrementAndGet();
+    if (!sweeps) {
+      return;
+    }
+    if (keys > maxKeys) {
+      hand.lock(); // every caller over the bound evicts its own key's worth
+      try {
+        candidate.clear();
+        long now = clock.millis();
+        move(EVICTION_SAMPLE, now, candidate);
+        if (size.get() > maxKeys) {
+          candidate.evict(now);
+        }
+        candidate.clear();
+      } finally {
+        hand.unlock();
+      }
+    } else if (hand.tryLock()) { // below the bound, cleaning may skip a turn
+      try {
+        move(CLEAN_VISITS, clock.millis(), null);
+      } finally {
+        hand.unlock();
+      }
     }
   }
 
@@ -146,40 +179,48 @@ public final class InMemoryStore implements RateLimitStore {
     size.decrementAndGet();
   }
 
-  /** Drops fresh keys, then evicts the keys closest to fresh while above the bound. */
-  private void sweep() {
-    if (!sweeping.compareAndSet(false, true)) {
-      return; // another thread is sweeping; the bound may be exceeded by a few keys meanwhile
+  /**
+   * Moves the hand across up to {@code keys} keys, limit after limit; fresh keys go, the others
+   * are offered to {@code best}. Under the lock. A limit with no keys costs a step, not a visit,
+   * and a hand finding no keys at all stops after two turns over the limits.
+   */
+  private void move(int keys, long now, EvictionCandidate best) {
+    int visits = 0;
+    int idle = 0;
+    while (visits < keys) {
+      int limits = spaces.size();
+      if (limits == 0 || idle > 2 * limits) {
+        break;
+      }
+      if (spaces.get(handAt % limits).visitNext(now, best)) {
+        visits++;
+        idle = 0;
+      } else {
+        handAt = (handAt + 1) % limits;
+        idle++;
+      }
     }
+    visited += visits;
+    mostVisitedInOneCall = Math.max(mostVisitedInOneCall, visits);
+  }
+
+  /** Keys the hand has visited so far (for tests: the work new keys pay for). */
+  long visitedKeys() {
+    hand.lock();
     try {
-      long now = clock.millis();
-      for (InMemoryKeySpace space : spaces) {
-        space.dropFresh(now);
-      }
-      if (size.get() > maxKeys) {
-        evict(now, size.get() - (maxKeys - maxKeys / 10));
-      }
-      sweepAbove = Math.min(maxKeys, Math.max(FIRST_SWEEP, 2 * size.get()));
+      return visited;
     } finally {
-      sweeping.set(false);
+      hand.unlock();
     }
   }
 
-  /** Evicts about {@code count} keys, those with the shortest time until fresh first. */
-  private void evict(long now, long count) {
-    long[] untilFresh = new long[(int) Math.min(Integer.MAX_VALUE - 8, size.get() + 64)];
-    int n = 0;
-    for (InMemoryKeySpace space : spaces) {
-      n = space.collectUntilFresh(now, untilFresh, n);
-    }
-    long[] sorted = Arrays.copyOf(untilFresh, n);
-    Arrays.sort(sorted);
-    long threshold = sorted[(int) Math.min(n - 1, Math.max(0, count - 1))];
-    long[] left = {count};
-    for (long upTo : new long[] {threshold - 1, threshold}) { // strictly closer to fresh first
-      for (InMemoryKeySpace space : spaces) {
-        space.evictUpTo(now, upTo, left);
-      }
+  /** The most keys the hand visited for one new key. */
+  int mostVisitedForOneKey() {
+    hand.lock();
+    try {
+      return mostVisitedInOneCall;
+    } finally {
+      hand.unlock();
     }
   }
 }

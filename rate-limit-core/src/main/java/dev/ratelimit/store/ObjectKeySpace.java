@@ -3,6 +3,7 @@ package dev.ratelimit.store;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
 import dev.ratelimit.algorithm.ObjectAlgorithm;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
@@ -19,6 +20,10 @@ final class ObjectKeySpace<S> extends InMemoryKeySpace {
 
   private final ObjectAlgorithm<S> algorithm;
   private final Map<String, AtomicReference<Object>> cells = new ConcurrentHashMap<>();
+  /** Where evicted keys' usage goes; made at the first eviction. */
+  private volatile UsageSketch sketch;
+  /** The store's hand in this space; used only under its lock. */
+  private Iterator<Map.Entry<String, AtomicReference<Object>>> cursor;
 
   private ObjectKeySpace(InMemoryStore store, String name, Limit limit, ObjectAlgorithm<S> algorithm) {
     super(store, name, limit);
@@ -38,7 +43,7 @@ final class ObjectKeySpace<S> extends InMemoryKeySpace {
   Decision applyAt(String key, Operation op, double count, long maxWait, long now) {
     for (;;) {
       AtomicReference<Object> cell = cells.get(key);
-      Object current = cell == null ? null : cell.get();
+      Object current = cell == null ? startingState(key, now) : cell.get();
       if (current == DEAD) {
         cells.remove(key, cell);
         continue;
@@ -60,6 +65,16 @@ final class ObjectKeySpace<S> extends InMemoryKeySpace {
     }
   }
 
+  /**
+   * The state of a key absent from the map: fresh ({@code null}), or, if keys were evicted, the
+   * units the sketch charges it taken at {@code now}.
+   */
+  private Object startingState(String key, long now) {
+    UsageSketch evicted = sketch;
+    double units = evicted == null ? 0 : evicted.units(key, now);
+    return units > 0 ? algorithm.step(null, Operation.LIMIT, units, now).state() : null;
+  }
+
   @Override
   Decision refundAt(String key, double count, long now) {
     for (;;) {
@@ -69,8 +84,12 @@ final class ObjectKeySpace<S> extends InMemoryKeySpace {
         cells.remove(key, cell);
         continue;
       }
+      if (cell == null) {
+        // nothing to give back to a key not held; its state is what it would start from
+        return algorithm.step(state(startingState(key, now)), Operation.CHECK, 0, now).decision();
+      }
       S next = current == null ? null : algorithm.refund(state(current), now, count);
-      if (cell == null || cell.compareAndSet(current, next)) {
+      if (cell.compareAndSet(current, next)) {
         return algorithm.step(next, Operation.CHECK, 0, now).decision();
       }
     }
@@ -93,6 +112,58 @@ final class ObjectKeySpace<S> extends InMemoryKeySpace {
     }
   }
 
+  @Override
+  boolean visitNext(long now, EvictionCandidate best) {
+    if (cursor == null) {
+      cursor = cells.entrySet().iterator();
+    }
+    if (!cursor.hasNext()) {
+      cursor = null;
+      return false;
+    }
+    Map.Entry<String, AtomicReference<Object>> entry = cursor.next();
+    Object current = entry.getValue().get();
+    if (current == DEAD) {
+      return true;
+    }
+    long untilFresh = algorithm.untilFresh(state(current), now);
+    if (untilFresh == 0) {
+      kill(entry.getKey(), entry.getValue(), current);
+    } else if (best != null) {
+      best.offer(this, entry.getKey(), entry.getValue(), untilFresh);
+    }
+    return true;
+  }
+
+  @Override
+  boolean evict(String key, Object visited, long now) {
+    @SuppressWarnings("unchecked")
+    AtomicReference<Object> cell = (AtomicReference<Object>) visited;
+    Object current = cell.get();
+    if (current == DEAD) {
+      return false;
+    }
+    S state = state(current);
+    double used = algorithm.level(null, now) - algorithm.level(state, now);
+    long untilFresh = algorithm.untilFresh(state, now);
+    sketch().fold(key, used, untilFresh > Long.MAX_VALUE - Math.max(0, now) ? Long.MAX_VALUE : now + untilFresh);
+    return kill(key, cell, current); // if updated meanwhile, kept: the sketch may over-count it later
+  }
+
+  private UsageSketch sketch() {
+    UsageSketch current = sketch;
+    if (current == null) {
+      synchronized (this) {
+        current = sketch;
+        if (current == null) {
+          current = new UsageSketch(store().maxKeys());
+          sketch = current;
+        }
+      }
+    }
+    return current;
+  }
+
   private boolean kill(String key, AtomicReference<Object> cell, Object expected) {
     if (expected != DEAD && cell.compareAndSet(expected, DEAD)) {
       cells.remove(key, cell);
@@ -103,38 +174,7 @@ final class ObjectKeySpace<S> extends InMemoryKeySpace {
   }
 
   @Override
-  void dropFresh(long now) {
-    cells.forEach((key, cell) -> {
-      Object current = cell.get();
-      if (current != DEAD && algorithm.untilFresh(state(current), now) == 0) {
-        kill(key, cell, current);
-      }
-    });
-  }
-
-  @Override
-  int collectUntilFresh(long now, long[] into, int at) {
-    int n = at;
-    for (AtomicReference<Object> cell : cells.values()) {
-      Object current = cell.get();
-      if (current != DEAD && n < into.length) {
-        into[n++] = algorithm.untilFresh(state(current), now);
-      }
-    }
-    return n;
-  }
-
-  @Override
-  void evictUpTo(long now, long threshold, long[] left) {
-    for (Map.Entry<String, AtomicReference<Object>> entry : cells.entrySet()) {
-      if (left[0] <= 0) {
-        return;
-      }
-      Object current = entry.getValue().get();
-      if (current != DEAD && algorithm.untilFresh(state(current), now) <= threshold
-          && kill(entry.getKey(), entry.getValue(), current)) {
-        left[0]--;
-      }
-    }
+  boolean holds(String key) {
+    return cells.containsKey(key);
   }
 }

@@ -6,6 +6,7 @@ import dev.ratelimit.algorithm.LimitKind;
 import dev.ratelimit.algorithm.WordAlgorithm;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -38,6 +39,10 @@ final class WordKeySpace extends InMemoryKeySpace {
   private final long period;
   private final long fixedOffset;
   private final Map<String, Cell> cells = new ConcurrentHashMap<>();
+  /** Where evicted keys' states go; made at the first eviction. */
+  private volatile WordSketch sketch;
+  /** The store's hand in this space; used only under its lock. */
+  private Iterator<Map.Entry<String, Cell>> cursor;
   @SuppressWarnings("unused") // through BASE
   private volatile long base = UNSET;
 
@@ -146,9 +151,10 @@ final class WordKeySpace extends InMemoryKeySpace {
    * consumed. {@code null} if another thread added the key meanwhile: try again.
    */
   private Decision applyToNewKey(String key, Operation op, double count, long maxWait, long t) {
-    double next = algorithm.next(WordAlgorithm.FRESH, WordAlgorithm.NO_STAMP, op, count, maxWait, t);
+    double start = startingState(key);
+    double next = algorithm.next(start, WordAlgorithm.NO_STAMP, op, count, maxWait, t);
     if (Double.isNaN(next)) {
-      return algorithm.decide(WordAlgorithm.FRESH, WordAlgorithm.NO_STAMP, op, count, maxWait, t);
+      return algorithm.decide(start, WordAlgorithm.NO_STAMP, op, count, maxWait, t);
     }
     long stamp = usesStamp ? t : WordAlgorithm.NO_STAMP;
     if (cells.putIfAbsent(key, new Cell(Double.doubleToRawLongBits(next), stamp)) != null) {
@@ -158,13 +164,23 @@ final class WordKeySpace extends InMemoryKeySpace {
     return algorithm.admitted(next, stamp, op, t);
   }
 
+  /**
+   * The state of a key absent from the map: fresh, or what the sketch holds for it if keys were
+   * evicted. Read with no stamp, that is at the caller's time: a stamp only adds units.
+   */
+  private double startingState(String key) {
+    WordSketch evicted = sketch;
+    return evicted == null ? WordAlgorithm.FRESH : evicted.state(key);
+  }
+
   @Override
   Decision refundAt(String key, double count, long now) {
     long t = timeline(key, now);
     for (;;) {
       Cell cell = cells.get(key);
       if (cell == null) {
-        return algorithm.decide(WordAlgorithm.FRESH, WordAlgorithm.NO_STAMP, Operation.CHECK, 0, 0, t);
+        // nothing to give back to a key not held; its state is what it would start from
+        return algorithm.decide(startingState(key), WordAlgorithm.NO_STAMP, Operation.CHECK, 0, 0, t);
       }
       long bits = cell.word;
       if (bits == Cell.DEAD) {
@@ -205,41 +221,64 @@ final class WordKeySpace extends InMemoryKeySpace {
   }
 
   @Override
-  void dropFresh(long now) {
-    cells.forEach((key, cell) -> {
-      long bits = cell.word;
-      if (bits != Cell.DEAD && untilFresh(key, cell, bits, now) == 0 && cell.kill(bits)) {
-        cells.remove(key, cell);
-        store().removed();
-      }
-    });
-  }
-
-  @Override
-  int collectUntilFresh(long now, long[] into, int at) {
-    int n = at;
-    for (Map.Entry<String, Cell> entry : cells.entrySet()) {
-      long bits = entry.getValue().word;
-      if (bits != Cell.DEAD && n < into.length) {
-        into[n++] = untilFresh(entry.getKey(), entry.getValue(), bits, now);
-      }
+  boolean visitNext(long now, EvictionCandidate best) {
+    if (cursor == null) {
+      cursor = cells.entrySet().iterator();
     }
-    return n;
-  }
-
-  @Override
-  void evictUpTo(long now, long threshold, long[] left) {
-    for (Map.Entry<String, Cell> entry : cells.entrySet()) {
-      if (left[0] <= 0) {
-        return;
-      }
-      Cell cell = entry.getValue();
-      long bits = cell.word;
-      if (bits != Cell.DEAD && untilFresh(entry.getKey(), cell, bits, now) <= threshold && cell.kill(bits)) {
+    if (!cursor.hasNext()) {
+      cursor = null;
+      return false;
+    }
+    Map.Entry<String, Cell> entry = cursor.next();
+    Cell cell = entry.getValue();
+    long bits = cell.word;
+    if (bits == Cell.DEAD) {
+      return true;
+    }
+    long untilFresh = untilFresh(entry.getKey(), cell, bits, now);
+    if (untilFresh == 0) {
+      if (cell.kill(bits)) {
         cells.remove(entry.getKey(), cell);
         store().removed();
-        left[0]--;
+      }
+    } else if (best != null) {
+      best.offer(this, entry.getKey(), cell, untilFresh);
+    }
+    return true;
+  }
+
+  @Override
+  boolean evict(String key, Object visited, long now) {
+    Cell cell = (Cell) visited;
+    long bits = cell.word;
+    if (bits == Cell.DEAD) {
+      return false;
+    }
+    sketch().fold(key, Double.longBitsToDouble(bits));
+    if (!cell.kill(bits)) {
+      return false; // updated meanwhile, so kept: the sketch may over-count it later, never under
+    }
+    cells.remove(key, cell);
+    store().removed();
+    return true;
+  }
+
+  private WordSketch sketch() {
+    WordSketch current = sketch;
+    if (current == null) {
+      synchronized (this) {
+        current = sketch;
+        if (current == null) {
+          current = new WordSketch(store().maxKeys());
+          sketch = current;
+        }
       }
     }
+    return current;
+  }
+
+  @Override
+  boolean holds(String key) {
+    return cells.containsKey(key);
   }
 }

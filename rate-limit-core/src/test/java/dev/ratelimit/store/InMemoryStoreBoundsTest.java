@@ -37,11 +37,11 @@ class InMemoryStoreBoundsTest {
     assertThat(store.size()).isLessThanOrEqualTo(100_000);
     assertThat(largest).isLessThanOrEqualTo(100_000);
     assertThat(limiter.check("api", "heavy-user", 0).remaining())
-        .as("the key furthest from fresh is kept; the flood evicts its own kind").isEqualTo(100);
+        .as("the heavy user keeps its 100 left, held or back from its sketch").isEqualTo(100);
   }
 
   @Test
-  void freshKeys_areDroppedOnceTheKeyCountDoubles() {
+  void freshKeys_areDroppedAsNewKeysArrive() {
     InMemoryStore store = new InMemoryStore(clock, 1_000_000);
     RateLimiter limiter = RateLimiter.builder().clock(clock).store(store)
         .limit("tb", "token-bucket rate=10 period=1s").limit("sw", "sliding-window rate=10 period=1s").build();

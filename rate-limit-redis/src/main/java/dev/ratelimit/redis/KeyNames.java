@@ -6,8 +6,8 @@ import java.util.HexFormat;
 /**
  * Redis keys of a store: {@code prefix:{name:key}}. The braces are a hash tag, so a key's slot in
  * a Redis Cluster depends on the limit's name and the key only. A {@code name:key} longer than
- * {@link #MAX_BYTES} UTF-8 bytes (ad-hoc limits have long names; keys may be long) is replaced by
- * its SHA-256, {@code prefix:{#hex}}, as the HTTP layer hashes long keys: Redis keys stay short,
+ * {@link #MAX_BYTES} UTF-8 bytes (ad-hoc limits have long names; keys may be long), or with a lone
+ * surrogate (which Redis would receive as {@code ?}), is replaced by its lossless SHA-256, {@code prefix:{#hex}}, as the HTTP layer hashes long keys: Redis keys stay short,
  * and no plain {@code name:key} can start with {@code #} (limit names are kebab-case or start
  * with {@code ~}).
  */
@@ -23,7 +23,7 @@ final class KeyNames {
 
   String of(String name, String key) {
     String tag = name + ':' + key;
-    if (LongKeys.longerThan(tag, MAX_BYTES)) {
+    if (!LongKeys.keptAsIs(tag, MAX_BYTES)) {
       tag = '#' + HexFormat.of().formatHex(LongKeys.sha256(tag));
     }
     return prefix + ":{" + tag + '}';

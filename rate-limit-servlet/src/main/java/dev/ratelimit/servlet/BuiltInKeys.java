@@ -3,7 +3,6 @@ package dev.ratelimit.servlet;
 import dev.ratelimit.internal.LongKeys;
 import jakarta.servlet.http.HttpServletRequest;
 import java.lang.reflect.InvocationTargetException;
-import java.util.HexFormat;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -12,8 +11,6 @@ import java.util.regex.Pattern;
  * itself back as its spec, for messages) and bounding long keys.
  */
 final class BuiltInKeys {
-  /** Keys up to this many UTF-8 bytes reach the store as they are; longer ones are hashed. */
-  static final int MAX_KEY_BYTES = 256;
   static final String ALLOWED = "ip, header:NAME, principal, param:NAME, or the name of a class implementing "
       + KeyResolver.class.getName();
   private static final Pattern CLASS_NAME =
@@ -107,11 +104,12 @@ final class BuiltInKeys {
   }
 
   /**
-   * The key as it reaches the store: as is up to 256 UTF-8 bytes, else {@code sha256:} and the
-   * hex digest, so that a huge header costs the store 71 bytes.
+   * The key as it reaches the store ({@link LongKeys#bounded}, as the limiter bounds it again):
+   * as is up to 256 UTF-8 bytes, else {@code sha256:} and the hex digest, so that a huge header
+   * costs the store 71 bytes.
    */
   static String bounded(String key) {
-    return LongKeys.longerThan(key, MAX_KEY_BYTES) ? "sha256:" + HexFormat.of().formatHex(LongKeys.sha256(key)) : key;
+    return LongKeys.bounded(key);
   }
 
   private static String present(String value) {

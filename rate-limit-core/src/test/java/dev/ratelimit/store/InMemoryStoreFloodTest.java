@@ -1,0 +1,53 @@
+package dev.ratelimit.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.RateLimiter;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Issue 12's floods at their own sizes, on the default store (a million keys). Minutes, not
+ * seconds, so tagged {@code flood} and left out of the default build; run with
+ * {@code mvn -B -ntp -pl rate-limit-core -am verify -Dratelimit.test.excludedGroups= -Dgroups=flood}.
+ */
+@Tag("flood")
+class InMemoryStoreFloodTest {
+
+  /** The issue's minimal test as written: 1.1M keys of a daily quota. */
+  @Test
+  void crossLimitFlood_ofOnePointOneMillionKeys_doesNotFreeAnExhaustedLogin() {
+    RateLimiter l = RateLimiter.builder().store(new InMemoryStore())
+        .limit("login", "token-bucket rate=5 period=15m")
+        .limit("api", "quota rate=1000 cadence=day").build();
+    for (int i = 0; i < 6; i++) {
+      l.limit("login", "victim", 1);
+    }
+    for (int i = 0; i < 1_100_000; i++) {
+      l.limit("api", "a" + i, 1);
+    }
+    assertThat(l.limit("login", "victim", 1).allowed()).isFalse();
+  }
+
+  /** Three million exhausted keys of the victim's own limit. */
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket rate=5 period=15m", "sliding-log rate=5 period=15m"})
+  void sameLimitFlood_ofThreeMillionExhaustedKeys_doesNotFreeAnOlderOne(String spec) {
+    InMemoryStore store = new InMemoryStore();
+    RateLimiter l = RateLimiter.builder().store(store).limit("login", spec).build();
+    int admitted = 0;
+    for (int i = 0; i < 6; i++) {
+      admitted += l.limit("login", "victim", 1).allowed() ? 1 : 0;
+    }
+    for (int i = 0; i < 3_000_000; i++) {
+      l.limit("login", "a" + i, 5);
+      if (i % 1000 == 0) {
+        admitted += l.limit("login", "victim", 1).allowed() ? 1 : 0;
+      }
+    }
+    assertThat(admitted).as("within a quarter hour (the run is shorter)").isEqualTo(5);
+    assertThat(store.size()).isLessThanOrEqualTo(InMemoryStore.DEFAULT_MAX_KEYS);
+  }
+}
