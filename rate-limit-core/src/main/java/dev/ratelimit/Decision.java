@@ -3,7 +3,7 @@ package dev.ratelimit;
 import java.time.Duration;
 
 /**
- * The answer to one request on one limit (DESIGN.md §3).
+ * The answer to one request on one limit (docs/design.md §3).
  *
  * @param allowed whether the request was admitted
  * @param remaining units left after this call: exact, may be fractional, negative while a key is

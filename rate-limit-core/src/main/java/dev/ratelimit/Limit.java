@@ -6,7 +6,7 @@ import java.util.Optional;
 
 /**
  * How many units a key may spend over time: one of six kinds, each an immutable record that
- * checks its own values. {@link #toString()} gives the spec (DESIGN.md §5) that {@link #parse}
+ * checks its own values. {@link #toString()} gives the spec (docs/design.md §5) that {@link #parse}
  * reads back.
  *
  * <pre>{@code

@@ -446,7 +446,7 @@ public final class RateLimiter implements AutoCloseable {
     private Builder() {}
 
     /**
-     * Adds a named limit from a spec (DESIGN.md §5).
+     * Adds a named limit from a spec (docs/design.md §5).
      *
      * @throws InvalidLimitSpecException naming the spec, the bad token and what is allowed
      * @throws IllegalArgumentException if the name is not kebab-case or is already used

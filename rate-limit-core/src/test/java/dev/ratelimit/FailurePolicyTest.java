@@ -14,7 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** DESIGN.md §4: while a store can't decide, each limit follows its failure policy. */
+/** docs/design.md §4: while a store can't decide, each limit follows its failure policy. */
 class FailurePolicyTest {
   private final ManualClock clock = new ManualClock(1_767_225_600_000L);
   private final SwitchableStore store = new SwitchableStore(new InMemoryStore(clock));

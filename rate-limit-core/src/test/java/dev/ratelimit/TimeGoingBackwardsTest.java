@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** DESIGN.md §2: a clock going back never adds units; the token bucket loses none either. */
+/** docs/design.md §2: a clock going back never adds units; the token bucket loses none either. */
 class TimeGoingBackwardsTest {
 
   @ParameterizedTest

@@ -6,7 +6,7 @@ import io.github.bucket4j.EstimationProbe;
 import io.github.bucket4j.VerboseResult;
 
 /**
- * bucket4j's answers as {@link Decision}s (DESIGN.md §3). A probe says whether the tokens were
+ * bucket4j's answers as {@link Decision}s (docs/design.md §3). A probe says whether the tokens were
  * (or could be) taken and gives whole tokens and nanoseconds rounded down; the state beside it
  * (bucket4j's verbose results) gives the refilled fraction of the next token and lets the waits
  * be confirmed by bucket4j's own refill, so a decision carries exact units and the first whole

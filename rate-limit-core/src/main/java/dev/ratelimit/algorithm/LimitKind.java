@@ -120,7 +120,7 @@ public abstract class LimitKind {
   }
 
   /**
-   * The five values a remote store's script reads for this limit (DESIGN.md §7), each a
+   * The five values a remote store's script reads for this limit (docs/design.md §4.3), each a
    * {@link Double} (a number of units; infinity: unbounded), a {@link Long} (milliseconds, a
    * count) or a {@link String} (a word). The fifth is the window offset where there is one, to be
    * replaced per key when {@link #offsetPerKey}.

@@ -7,7 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Reads the one limit syntax used everywhere (DESIGN.md §5): {@code KIND name=value ...} or the
+ * Reads the one limit syntax used everywhere (docs/design.md §5): {@code KIND name=value ...} or the
  * shorthand {@code RATE/PERIOD [name=value ...]} for a token bucket. Every error names the spec,
  * the bad token and what is allowed. Each kind's parameters and how they build it are the kind's
  * {@link LimitKind}'s.

@@ -7,7 +7,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * Keys of bounded size, in one place (DESIGN.md §6): a key longer than {@link #MAX_KEY_BYTES}
+ * Keys of bounded size, in one place (docs/design.md §6.2, §4.3): a key longer than {@link #MAX_KEY_BYTES}
  * UTF-8 bytes, or one that UTF-8 cannot encode as it is (a lone surrogate, which
  * {@link String#getBytes} writes as {@code ?}), is replaced by its SHA-256 over a lossless
  * encoding, so distinct strings never share a bucket short of a SHA-256 collision. The limiter

@@ -11,7 +11,7 @@ import java.util.StringJoiner;
 
 /**
  * Replays requests, one JSON Lines record each, through a real {@link RateLimiter} on a
- * {@link ManualClock} (DESIGN.md §8): the format of {@code ratelimit simulate} and of the
+ * {@link ManualClock} (docs/design.md §8): the format of {@code ratelimit simulate} and of the
  * conformance vectors.
  *
  * <p>Input: {@code {"t": <epoch ms>, "limit": "api", "key": "u1", "op": "limit|check|reserve|reset",

@@ -131,7 +131,7 @@ class AlgorithmPropertiesTest {
     };
   }
 
-  /** The decision of DESIGN.md §2–3, on the model; waits found by searching the model's levels. */
+  /** The decision of docs/design.md §2–3, on the model; waits found by searching the model's levels. */
   private static Decision decide(Model model, Limit limit, Step step, long now) {
     double capacity = limit.capacity();
     double tolerance = 1e-9 * Math.max(1, capacity);

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * Plain models of DESIGN.md §2, written as the table states them (a level and a time, a window
+ * Plain models of docs/design.md §2, written as the table states them (a level and a time, a window
  * start, a list of entries, calendar periods through java.time) and independent of the
  * production formulation (one number per key, epoch-day arithmetic). Each answers one question:
  * how many units does the key have at time t, given what it stored.

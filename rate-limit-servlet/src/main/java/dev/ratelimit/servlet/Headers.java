@@ -8,7 +8,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.util.Locale;
 
 /**
- * Writes the rate limit headers of DESIGN.md §6: the legacy {@code X-RateLimit-*} family for the
+ * Writes the rate limit headers of docs/design.md §6: the legacy {@code X-RateLimit-*} family for the
  * most restrictive decision, and the IETF {@code RateLimit-Policy} / {@code RateLimit} fields
  * (draft-ietf-httpapi-ratelimit-headers-10) listing every limit that applied. Headers carry
  * whole units and whole seconds: remaining rounded down, times rounded up.

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads a filter's {@code web.xml} init-params (DESIGN.md §6), one method per parameter, into a
+ * Reads a filter's {@code web.xml} init-params (docs/design.md §6), one method per parameter, into a
  * {@link FilterSetup}. Every error names the init-param and the value, or for a list the entry,
  * that is wrong, and stops the filter from starting.
  *

@@ -20,7 +20,7 @@ import java.util.function.Predicate;
 /**
  * Rate limits HTTP requests: each request matching a rule spends from its key's bucket; every
  * limited response carries the rate limit headers, and a denied request gets 429 with
- * {@code Retry-After} and an RFC 9457 problem body (DESIGN.md §6). Several rules matching one
+ * {@code Retry-After} and an RFC 9457 problem body (docs/design.md §6). Several rules matching one
  * request apply all or nothing. A request is counted once, on the first dispatch the filter
  * sees; forwards, includes, error pages and async dispatches of it pass through.
  *

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The HTTP answer of DESIGN.md §6 for decisions made outside the filter, such as a Spring MVC
+ * The HTTP answer of docs/design.md §6 for decisions made outside the filter, such as a Spring MVC
  * exception handler or an annotated method inside a request: the rate limit headers on any
  * response, and the 429 with {@code Retry-After} and the problem+json body on a denial. The same
  * headers, body and rounding as {@link RateLimitFilter}.

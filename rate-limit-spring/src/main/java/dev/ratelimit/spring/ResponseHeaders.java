@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * Reports an annotated method's decisions, admitted or not, on the HTTP response of the request
- * it runs in (the rate limit headers of DESIGN.md §6). Spring Boot provides one in servlet web
+ * it runs in (the rate limit headers of docs/design.md §6). Spring Boot provides one in servlet web
  * applications; without one, nothing is written.
  */
 @FunctionalInterface

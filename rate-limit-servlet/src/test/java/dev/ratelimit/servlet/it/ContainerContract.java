@@ -312,7 +312,7 @@ abstract class ContainerContract {
     assertThat(response.body()).doesNotContain("hello");
   }
 
-  /** Jetty answers 503 for an application whose filter failed to start (DESIGN.md §6). */
+  /** Jetty answers 503 for an application whose filter failed to start (docs/design.md §6). */
   int expectedStatusOfAnApplicationThatFailedToStart() {
     return 503;
   }

@@ -16,7 +16,7 @@ import org.springframework.web.servlet.ModelAndView;
 /**
  * {@link RateLimitExceptionResolver} for Spring MVC applications without rate-limit-servlet, which
  * writes the rate limit headers: a denial by {@code @RateLimited} is still a 429 with
- * {@code Retry-After} and the problem body of DESIGN.md §6 (not a 500), a closed store a 503, a
+ * {@code Retry-After} and the problem body of docs/design.md §6 (not a 500), a closed store a 503, a
  * bad count a 400.
  */
 final class PlainRateLimitExceptionResolver implements HandlerExceptionResolver, Ordered {

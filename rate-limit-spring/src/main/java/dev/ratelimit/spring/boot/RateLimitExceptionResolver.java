@@ -15,7 +15,7 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.ModelAndView;
 
 /**
- * Answers {@link RateLimitExceededException} with the 429 of DESIGN.md §6, and
+ * Answers {@link RateLimitExceededException} with the 429 of docs/design.md §6, and
  * {@link StoreUnavailableException} (a limit with {@code failure=closed} while the store is down)
  * with 503, and {@link RateLimitCountException} (a count from the request that the limit can
  * never admit) with 400. It runs after Spring MVC's own resolvers, so an {@code @ExceptionHandler} of the

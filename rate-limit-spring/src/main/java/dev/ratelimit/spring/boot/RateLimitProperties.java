@@ -10,7 +10,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Rate limiting (ratelimit.*): the limits, where their state lives, and the servlet filter's rules
- * (DESIGN.md §7, a public contract). Descriptions here are plain text: the configuration processor
+ * (docs/design.md §7, a public contract). Descriptions here are plain text: the configuration processor
  * copies them into the metadata that IDEs show.
  *
  * <pre>

@@ -28,7 +28,7 @@ import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
- * Rate limiting over HTTP in a servlet web application (DESIGN.md §6–7): the filter for
+ * Rate limiting over HTTP in a servlet web application (docs/design.md §6–7): the filter for
  * {@code ratelimit.filter.rules}, the 429 for {@link RateLimitExceededException} thrown by
  * {@code @RateLimited} methods, and the rate limit headers on their admitted calls.
  */
