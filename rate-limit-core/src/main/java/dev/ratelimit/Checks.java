@@ -57,18 +57,24 @@ final class Checks {
     return period;
   }
 
-  /** The longest refill (capacity / rate periods), as the longest period: 292 years of nanoseconds. */
-  private static final double MAX_REFILL_MILLIS = Long.MAX_VALUE / 1e6;
-
   /**
-   * Refuses a capacity that takes longer than 292 years to refill: waits beyond it overflow,
-   * and a fixed window would count windows up to it one by one.
+   * The longest refill (capacity / rate periods) of a bucket (token bucket, GCRA): 2^53 ms, about
+   * 285,000 years, within which a double holds its times to the exact millisecond.
    */
-  static void refillFits(double capacity, double rate, Duration period) {
+  static final double MAX_BUCKET_REFILL_MILLIS = 0x1p53;
+  /**
+   * The longest refill of a fixed window, 292 years (the range of nanoseconds, as the longest
+   * period): its waits walk window by window, so the number of windows must stay small.
+   */
+  static final double MAX_WINDOW_REFILL_MILLIS = Long.MAX_VALUE / 1e6;
+
+  /** Refuses a capacity that takes longer than {@code maxMillis} to refill: waits beyond it overflow. */
+  static void refillFits(double capacity, double rate, Duration period, double maxMillis) {
     double millis = capacity / rate * period.toMillis();
-    if (!(millis <= MAX_REFILL_MILLIS)) {
+    if (!(millis <= maxMillis)) {
       throw new IllegalArgumentException("capacity " + capacity + " takes " + capacity / rate + " periods of "
-          + period + " to refill at rate " + rate + "; at most 292 years (the range of nanoseconds)");
+          + period + " to refill at rate " + rate + "; at most " + (maxMillis == MAX_BUCKET_REFILL_MILLIS
+              ? "285,000 years (milliseconds exact in a double)" : "292 years (the range of nanoseconds)"));
     }
   }
 

@@ -28,7 +28,7 @@ public record FixedWindow(double rate, Duration period, double capacity, double 
     Checks.notNegative("maxReserved", maxReserved);
     Checks.atLeastOne("shards", shards);
     Checks.capacityFitsShards(capacity, shards);
-    Checks.refillFits(capacity, rate, period);
+    Checks.refillFits(capacity, rate, period, Checks.MAX_WINDOW_REFILL_MILLIS);
     Objects.requireNonNull(start, "start");
     try {
       start.toEpochMilli(); // the store's timeline is in epoch milliseconds

@@ -22,7 +22,7 @@ public record Gcra(double rate, Duration period, double capacity, double maxRese
     Checks.notNegative("maxReserved", maxReserved);
     Checks.atLeastOne("shards", shards);
     Checks.capacityFitsShards(capacity, shards);
-    Checks.refillFits(capacity, rate, period);
+    Checks.refillFits(capacity, rate, period, Checks.MAX_BUCKET_REFILL_MILLIS);
   }
 
   @Override

@@ -39,7 +39,8 @@ class SpecOverflowTest {
       "quota rate=10000000000000000 cadence=day | rate | 1.0E16",
       "sliding-window rate=10000000000000000 period=1s | rate | 1.0E16",
       "fixed-window rate=0.000000001 period=1d capacity=1000000000000000 | capacity | 1.0E15",
-      "gcra rate=1 period=1ms capacity=10000000000000 | capacity | 1.0E13",
+      "gcra rate=0.001 period=1d capacity=1000000000000000 | capacity | 1.0E15",
+      "token-bucket rate=1 period=1d capacity=200000000 | capacity | 2.0E8",
   })
   void overflowingValue_isASpecErrorNamingTheParameterAndTheValue(String spec, String parameter, String value) {
     assertThatThrownBy(() -> LimitSpecParser.parse(spec))
