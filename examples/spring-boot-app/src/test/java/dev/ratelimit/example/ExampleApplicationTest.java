@@ -138,7 +138,15 @@ class ExampleApplicationTest {
     assertThat(send("DELETE", "/actuator/ratelimits/no-such-limit/admin", "admin").statusCode()).isEqualTo(404);
     assertThat(send("GET", "/actuator/ratelimits", "admin").body())
         .contains("\"exports\":{\"spec\":\"gcra rate=1 period=2s\"");
-    assertThat(send("GET", "/actuator/metrics", "admin").statusCode()).isEqualTo(200);
+    assertThat(send("GET", "/actuator/metrics", "admin").body()).contains("\"ratelimit.decisions\"")
+        .contains("\"ratelimit.store.available\"");
+    // exports: only this test uses it; an operator's look at a key is no decision
+    assertThat(send("GET", "/reports/export", "bob").statusCode()).isEqualTo(200);
+    assertThat(send("GET", "/actuator/ratelimits/exports/bob", "admin").statusCode()).isEqualTo(200);
+    assertThat(send("GET", "/actuator/metrics/ratelimit.decisions?tag=limit:exports&tag=outcome:allowed", "admin")
+        .body()).contains("\"measurements\":[{\"statistic\":\"COUNT\",\"value\":1.0}]");
+    assertThat(send("GET", "/actuator/metrics/ratelimit.decisions?tag=limit:exports&tag=outcome:denied", "admin")
+        .body()).contains("\"value\":0.0");
     assertThat(send("GET", "/actuator/ratelimits", "ann").statusCode()).as("not an operator").isEqualTo(403);
     assertThat(send("GET", "/actuator/ratelimits", null).statusCode()).isEqualTo(401);
   }

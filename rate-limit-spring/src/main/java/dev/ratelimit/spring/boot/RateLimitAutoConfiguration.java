@@ -1,19 +1,14 @@
 package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.Clock;
+import dev.ratelimit.DecisionListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.spring.RateLimitingConfiguration;
 import dev.ratelimit.store.InMemoryStore;
 import dev.ratelimit.store.RateLimitStore;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
-import java.util.concurrent.TimeUnit;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -26,8 +21,8 @@ import org.springframework.context.annotation.Import;
 
 /**
  * Rate limiting from {@code ratelimit.*}: the limits, the store (in memory by default), the
- * {@link RateLimiter}, {@code @RateLimited}, metrics, the {@code rateLimit} health and the
- * {@code ratelimits} endpoint. Every bean backs off when the application defines its own;
+ * {@link RateLimiter}, {@code @RateLimited}, the {@code rateLimit} health and the
+ * {@code ratelimits} endpoint (the meters: {@link RateLimitMetricsAutoConfiguration}). Every bean backs off when the application defines its own;
  * {@code ratelimit.enabled=false} turns it all off.
  */
 @AutoConfiguration
@@ -50,18 +45,30 @@ public final class RateLimitAutoConfiguration {
     return new InMemoryStore(clock);
   }
 
-  /** The store, counting its decisions for metrics and the endpoint. */
+  /** The decisions per limit, for the meters and the endpoint: the limiter's listener. */
   @Bean
   @ConditionalOnMissingBean
-  CountingStore rateLimitDecisions(RateLimitStore store) {
-    return new CountingStore(store);
+  DecisionCounts rateLimitDecisions(RateLimitProperties properties) {
+    return new DecisionCounts(properties.getLimits().keySet());
   }
 
+  /**
+   * The limiter, telling every {@link DecisionListener} bean of each decision (the counts, and
+   * any the application adds); a remote store is timed when {@code ratelimit.store.latency} is
+   * measured, the in-memory one never.
+   */
   @Bean
   @ConditionalOnMissingBean
-  RateLimiter rateLimiter(RateLimitProperties properties, CountingStore store, Clock clock) {
-    RateLimiter.Builder builder = RateLimiter.builder().clock(clock).store(store)
+  RateLimiter rateLimiter(RateLimitProperties properties, RateLimitStore store, Clock clock,
+      ObjectProvider<DecisionListener> listeners, ObjectProvider<TimedStore.Latency> latency) {
+    TimedStore.Latency timer = latency.getIfAvailable();
+    RateLimiter.Builder builder = RateLimiter.builder().clock(clock)
+        .store(timer != null && store.canFail() ? new TimedStore(store, timer) : store)
         .storeFailure(properties.getStoreFailure());
+    DecisionListener listener = Listeners.of(listeners.orderedStream().toList());
+    if (listener != null) {
+      builder.listener(listener);
+    }
     properties.getLimits().forEach((name, spec) -> {
       try {
         builder.limit(name, spec);
@@ -70,48 +77,6 @@ public final class RateLimitAutoConfiguration {
       }
     });
     return builder.build();
-  }
-
-  /** Micrometer: decisions by limit and outcome, store latency, and whether the store answers. */
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(MeterRegistry.class)
-  @ConditionalOnBean(MeterRegistry.class)
-  static class Metrics {
-
-    @Bean
-    RateLimitMeters rateLimitMeters(ObjectProvider<MeterRegistry> registries, RateLimiter limiter,
-        CountingStore decisions) {
-      return new RateLimitMeters(registries, limiter, decisions);
-    }
-  }
-
-  /** The meters, registered on every registry when created. */
-  static final class RateLimitMeters {
-    RateLimitMeters(ObjectProvider<MeterRegistry> registries, RateLimiter limiter, CountingStore decisions) {
-      registries.orderedStream().forEach(registry -> {
-        limiter.limits().keySet().forEach(name -> {
-          CountingStore.Counts counts = decisions.counts(name);
-          FunctionCounter.builder("ratelimit.decisions", counts, CountingStore.Counts::allowed)
-              .tags("limit", name, "outcome", "allowed").description("Rate limit decisions").register(registry);
-          FunctionCounter.builder("ratelimit.decisions", counts, CountingStore.Counts::denied)
-              .tags("limit", name, "outcome", "denied").description("Rate limit decisions").register(registry);
-        });
-        Gauge.builder("ratelimit.store.available", limiter, l -> l.storeAvailable() ? 1 : 0)
-            .description("1 while the rate limit store answers, 0 while limits follow their failure policy")
-            .register(registry);
-      });
-      Timer[] timers = registries.orderedStream()
-          .map(registry -> Timer.builder("ratelimit.store.latency").description("Time per rate limit store call")
-              .register(registry))
-          .toArray(Timer[]::new);
-      if (timers.length > 0) {
-        decisions.onLatency(nanos -> {
-          for (Timer timer : timers) {
-            timer.record(nanos, TimeUnit.NANOSECONDS);
-          }
-        });
-      }
-    }
   }
 
   /** {@code rateLimit} in {@code /actuator/health}. */
@@ -134,7 +99,7 @@ public final class RateLimitAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    RateLimitsEndpoint rateLimitsEndpoint(RateLimiter limiter, CountingStore decisions) {
+    RateLimitsEndpoint rateLimitsEndpoint(RateLimiter limiter, DecisionCounts decisions) {
       return new RateLimitsEndpoint(limiter, decisions);
     }
   }

@@ -36,11 +36,11 @@ public final class RateLimitHealthIndicator implements HealthIndicator {
     return health.build();
   }
 
-  /** The store's class name, seen through the counting wrapper. */
+  /** The store's class name, seen through the latency timer. */
   static String storeName(RateLimiter limiter) {
     RateLimitStore store = limiter.store();
-    if (store instanceof CountingStore counting) {
-      store = counting.inner();
+    if (store instanceof TimedStore timed) {
+      store = timed.inner();
     }
     return store.getClass().getSimpleName();
   }

@@ -12,22 +12,28 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
- * {@code /actuator/ratelimits}: every limit with its spec, the store, and its decisions so far;
+ * {@code /actuator/ratelimits}: every limit with its spec, the store, and its decisions so far (counted by the limiter's listener, {@link DecisionCounts});
  * {@code /actuator/ratelimits/{limit}/{key}}: one key's state (GET, consuming nothing) and its
  * reset (DELETE: the "unlock this user" of an operator).
  */
 @Endpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
   private final RateLimiter limiter;
-  private final CountingStore counts;
+  private final DecisionCounts counts;
 
-  public RateLimitsEndpoint(RateLimiter limiter, CountingStore counts) {
+  public RateLimitsEndpoint(RateLimiter limiter, DecisionCounts counts) {
     this.limiter = limiter;
     this.counts = counts;
   }
 
-  /** One limit in the endpoint's answer. */
-  public record LimitInfo(String spec, long allowed, long denied) {}
+  /**
+   * One limit in the endpoint's answer.
+   *
+   * @param allowed admitted so far, by the store or by a failure policy
+   * @param denied denied so far, by the store or by a failure policy
+   * @param fallback of these, how many a failure policy decided while the store was down
+   */
+  public record LimitInfo(String spec, long allowed, long denied, long fallback) {}
 
   /** The endpoint's answer. */
   public record Report(String store, boolean storeAvailable, Map<String, LimitInfo> limits) {}
@@ -46,20 +52,21 @@ public class RateLimitsEndpoint {
   public Report limits() {
     Map<String, LimitInfo> limits = new LinkedHashMap<>();
     limiter.limits().forEach((name, limit) -> {
-      CountingStore.Counts decided = counts.counts(name);
-      limits.put(name, new LimitInfo(limit.toString(), decided.allowed(), decided.denied()));
+      DecisionCounts.Counts decided = counts.counts(name);
+      limits.put(name, decided == null ? new LimitInfo(limit.toString(), 0, 0, 0) : new LimitInfo(limit.toString(),
+          decided.allowed(), decided.denied(), decided.fallbackAllowed() + decided.fallbackDenied()));
     });
     return new Report(RateLimitHealthIndicator.storeName(limiter), limiter.storeAvailable(), limits);
   }
 
-  /** The key's state, consuming nothing; 404 for an unknown limit. */
+  /** The key's state, consuming nothing and not counted as a decision; 404 for an unknown limit. */
   @ReadOperation
   public KeyState key(@Selector String limit, @Selector String key) {
     Limit configured = limiter.limits().get(limit);
     if (configured == null) {
       return null; // 404
     }
-    Decision state = limiter.check(limit, key, Math.min(1, configured.largestCount()));
+    Decision state = counts.unobserved(() -> limiter.check(limit, key, Math.min(1, configured.largestCount())));
     return new KeyState(state.remaining(), state.limit(), state.retryAfterMillis(), state.resetAfterMillis());
   }
 

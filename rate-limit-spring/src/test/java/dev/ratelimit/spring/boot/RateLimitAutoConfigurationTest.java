@@ -51,7 +51,7 @@ class RateLimitAutoConfigurationTest {
       RateLimiter limiter = context.getBean(RateLimiter.class);
       assertThat(limiter.limits()).containsOnlyKeys("api", "send-message");
       assertThat(limiter.limits().get("send-message")).hasToString("token-bucket rate=10 period=1m capacity=3");
-      assertThat(context.getBean(CountingStore.class).inner()).isInstanceOf(InMemoryStore.class);
+      assertThat(limiter.store()).as("not wrapped").isInstanceOf(InMemoryStore.class);
       Greeter greeter = context.getBean(Greeter.class);
       greeter.greet("ann");
       greeter.greet("ann");
@@ -67,7 +67,7 @@ class RateLimitAutoConfigurationTest {
         assertThat(context.getBean(RateLimiter.class)).isSameAs(own));
     InMemoryStore store = new InMemoryStore(new ManualClock(), 10);
     runner.withBean(RateLimitStore.class, () -> store).run(context ->
-        assertThat(context.getBean(CountingStore.class).inner()).isSameAs(store));
+        assertThat(context.getBean(RateLimiter.class).store()).isSameAs(store));
   }
 
   @Test
@@ -107,33 +107,64 @@ class RateLimitAutoConfigurationTest {
     });
   }
 
+  /**
+   * The meters' own wiring, with a registry the test declares (the real app without one:
+   * {@link MetricsHttpTest}): decisions from the listener, and the latency timer only on a store
+   * that can fail.
+   */
   @Test
-  void micrometer_countsDecisionsByLimitAndOutcome() {
-    runner.withUserConfiguration(App.class).withBean(SimpleMeterRegistry.class).run(context -> {
-      Greeter greeter = context.getBean(Greeter.class);
-      greeter.greet("ann");
-      greeter.greet("ann");
-      try {
-        greeter.greet("ann");
-      } catch (RateLimitExceededException expected) {
-        // counted as denied
-      }
+  void micrometer_countsDecisionsByLimitOutcomeAndSource_andTimesOnlyARemoteStore() {
+    ApplicationContextRunner withMetrics = runner.withConfiguration(AutoConfigurations.of(
+        RateLimitMetricsAutoConfiguration.class)).withUserConfiguration(App.class).withBean(SimpleMeterRegistry.class);
+    withMetrics.run(context -> {
+      greetThrice(context.getBean(Greeter.class));
       MeterRegistry registry = context.getBean(MeterRegistry.class);
-      assertThat(registry.get("ratelimit.decisions").tags("limit", "api", "outcome", "allowed").functionCounter().count())
-          .isEqualTo(2);
-      assertThat(registry.get("ratelimit.decisions").tags("limit", "api", "outcome", "denied").functionCounter().count())
-          .isEqualTo(1);
-      assertThat(registry.get("ratelimit.store.latency").timer().count()).isEqualTo(3);
+      assertThat(decisions(registry, "allowed", "store")).isEqualTo(2);
+      assertThat(decisions(registry, "denied", "store")).isEqualTo(1);
+      assertThat(decisions(registry, "allowed", "fallback")).isZero();
+      assertThat(registry.get("ratelimit.store.latency").timer().count()).as("in memory: not timed").isZero();
       assertThat(registry.get("ratelimit.store.available").gauge().value()).isEqualTo(1);
+      assertThat(context.getBean(RateLimiter.class).store()).isInstanceOf(InMemoryStore.class);
     });
+    withMetrics.withBean(RateLimitStore.class, RemoteInMemoryStore::new).run(context -> {
+      greetThrice(context.getBean(Greeter.class));
+      MeterRegistry registry = context.getBean(MeterRegistry.class);
+      assertThat(decisions(registry, "allowed", "store")).isEqualTo(2);
+      assertThat(decisions(registry, "denied", "store")).isEqualTo(1);
+      assertThat(registry.get("ratelimit.store.latency").timer().count()).isEqualTo(3);
+      assertThat(RateLimitHealthIndicator.storeName(context.getBean(RateLimiter.class)))
+          .isEqualTo("RemoteInMemoryStore");
+    });
+  }
+
+  private static void greetThrice(Greeter greeter) {
+    greeter.greet("ann");
+    greeter.greet("ann");
+    assertThatThrownBy(() -> greeter.greet("ann")).isInstanceOf(RateLimitExceededException.class);
+  }
+
+  private static double decisions(MeterRegistry registry, String outcome, String source) {
+    return registry.get("ratelimit.decisions").tags("limit", "api", "outcome", outcome, "source", source)
+        .functionCounter().count();
+  }
+
+  /** The in-memory store, saying it can fail: what a remote store looks like to the limiter. */
+  static final class RemoteInMemoryStore implements RateLimitStore {
+    private final InMemoryStore inner = new InMemoryStore();
+
+    @Override
+    public dev.ratelimit.store.KeySpace bind(String name, dev.ratelimit.Limit limit) {
+      return inner.bind(name, limit);
+    }
   }
 
   @Test
   void withoutMicrometer_orReactor_theRestStillWorks() {
-    runner.withUserConfiguration(App.class)
+    runner.withConfiguration(AutoConfigurations.of(RateLimitMetricsAutoConfiguration.class))
+        .withUserConfiguration(App.class)
         .withClassLoader(new FilteredClassLoader(MeterRegistry.class, reactor.core.publisher.Mono.class))
         .run(context -> {
-          assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitAutoConfiguration.RateLimitMeters.class);
+          assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitMetricsAutoConfiguration.RateLimitMeters.class);
           assertThat(context.getBean(Greeter.class).greet("bob")).isEqualTo("hello bob");
         });
   }
@@ -145,7 +176,7 @@ class RateLimitAutoConfigurationTest {
       RateLimitsEndpoint.Report report = context.getBean(RateLimitsEndpoint.class).limits();
       assertThat(report.store()).isEqualTo("InMemoryStore");
       assertThat(report.storeAvailable()).isTrue();
-      assertThat(report.limits().get("api")).isEqualTo(new RateLimitsEndpoint.LimitInfo("token-bucket rate=2 period=1m", 1, 0));
+      assertThat(report.limits().get("api")).isEqualTo(new RateLimitsEndpoint.LimitInfo("token-bucket rate=2 period=1m", 1, 0, 0));
       assertThat(report.limits().get("send-message").spec()).isEqualTo("token-bucket rate=10 period=1m capacity=3");
     });
   }

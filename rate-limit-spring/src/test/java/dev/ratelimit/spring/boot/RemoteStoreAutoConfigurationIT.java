@@ -45,7 +45,7 @@ class RemoteStoreAutoConfigurationIT {
     ApplicationContextRunner onRedis = runner.withPropertyValues("ratelimit.store=redis",
         "ratelimit.redis.url=" + redis.uri(), "ratelimit.store-failure=closed");
     onRedis.run(first -> onRedis.run(second -> {
-      assertThat(first.getBean(CountingStore.class).inner()).isInstanceOf(RedisStore.class);
+      assertThat(first.getBean(RateLimiter.class).store()).isInstanceOf(RedisStore.class);
       RateLimiter a = first.getBean(RateLimiter.class);
       RateLimiter b = second.getBean(RateLimiter.class);
       assertThat(a.limit("api", "shared-key", 2).allowed()).isTrue();
@@ -90,7 +90,7 @@ class RemoteStoreAutoConfigurationIT {
       ProxyManager<String> proxyManager = Bucket4jLettuce.casBasedBuilder(connection).build();
       runner.withPropertyValues("ratelimit.store=bucket4j").withBean(ProxyManager.class, () -> proxyManager)
           .run(context -> {
-            assertThat(context.getBean(CountingStore.class).inner()).isInstanceOf(Bucket4jStore.class);
+            assertThat(context.getBean(RateLimiter.class).store()).isInstanceOf(Bucket4jStore.class);
             RateLimiter limiter = context.getBean(RateLimiter.class);
             assertThat(limiter.limit("api", "b4j", 3).allowed()).isTrue();
             assertThat(limiter.limit("api", "b4j", 1).allowed()).isFalse();
