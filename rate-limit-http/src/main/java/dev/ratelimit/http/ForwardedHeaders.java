@@ -1,4 +1,4 @@
-package dev.ratelimit.servlet;
+package dev.ratelimit.http;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,5 @@
-package dev.ratelimit.servlet;
+package dev.ratelimit.http;
 
-import jakarta.servlet.http.HttpServletRequest;
 import java.text.Normalizer;
 import java.util.EnumSet;
 import java.util.Locale;
@@ -13,7 +12,7 @@ import java.util.stream.Collectors;
  * person means as one name share one bucket. The options apply in a fixed order, {@code nfkc},
  * {@code trim}, {@code lower}, whatever the order written; a key nothing is left of is missing.
  */
-record NormalisedKey(KeyResolver source, Set<Option> options) implements KeyResolver {
+record NormalisedKey(RequestKey source, Set<Option> options) implements RequestKey {
 
   /** What may follow a key's {@code |}, in the order applied. */
   enum Option {
@@ -75,7 +74,7 @@ record NormalisedKey(KeyResolver source, Set<Option> options) implements KeyReso
    * @param spec the whole key as written, for messages
    * @throws IllegalArgumentException naming an unknown, empty or repeated option
    */
-  static NormalisedKey parse(KeyResolver source, String options, String spec) {
+  static NormalisedKey parse(RequestKey source, String options, String spec) {
     Set<Option> chosen = EnumSet.noneOf(Option.class);
     for (String name : options.split("\\|", -1)) {
       Option option = null;
@@ -96,7 +95,7 @@ record NormalisedKey(KeyResolver source, Set<Option> options) implements KeyReso
   }
 
   @Override
-  public String resolve(HttpServletRequest request) {
+  public String resolve(Request request) {
     String key = source.resolve(request);
     if (key == null) {
       return null;
@@ -112,7 +111,7 @@ record NormalisedKey(KeyResolver source, Set<Option> options) implements KeyReso
   /** The key as a rule writes it, options in the order they apply. */
   @Override
   public String toString() {
-    return BuiltInKeys.describe(source) + EnumSet.copyOf(options).stream().map(option -> "|" + option.spec())
+    return source + EnumSet.copyOf(options).stream().map(option -> "|" + option.spec())
         .collect(Collectors.joining());
   }
 }

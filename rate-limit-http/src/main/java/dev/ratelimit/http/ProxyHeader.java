@@ -1,7 +1,5 @@
-package dev.ratelimit.servlet;
+package dev.ratelimit.http;
 
-import jakarta.servlet.http.HttpServletRequest;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
@@ -10,7 +8,7 @@ import java.util.Locale;
  * Only that header is read: a client can send any of the others, and a proxy passes them on
  * untouched, so a second header consulted would be a second way for a client to pick its key.
  */
-enum ProxyHeader {
+public enum ProxyHeader {
   /** Each proxy appends the address it received from: nginx, HAProxy, cloud load balancers. The default. */
   X_FORWARDED_FOR("x-forwarded-for", "X-Forwarded-For"),
   /** RFC 7239: each proxy appends an element whose {@code for=} is the address it received from. */
@@ -18,7 +16,7 @@ enum ProxyHeader {
   /** One address, set by the nearest proxy; when the request carries several, only the last is read. */
   X_REAL_IP("x-real-ip", "X-Real-IP");
 
-  static final String ALLOWED = "x-forwarded-for, forwarded, x-real-ip";
+  public static final String ALLOWED = "x-forwarded-for, forwarded, x-real-ip";
 
   private final String spec;
   private final String name;
@@ -29,7 +27,7 @@ enum ProxyHeader {
   }
 
   /** @throws IllegalArgumentException naming the value and the headers allowed */
-  static ProxyHeader parse(String value) {
+  public static ProxyHeader parse(String value) {
     String wanted = value.strip().toLowerCase(Locale.ROOT);
     for (ProxyHeader header : values()) {
       if (header.spec.equals(wanted)) {
@@ -39,9 +37,9 @@ enum ProxyHeader {
     throw new IllegalArgumentException("unknown forwarded header '" + value + "'; allowed: " + ALLOWED);
   }
 
-  /** The hops this header lists, nearest last; what {@link ClientAddress} walks from the right. */
-  List<byte[]> hops(HttpServletRequest request) {
-    List<String> lines = Collections.list(request.getHeaders(name));
+  /** The hops this header lists, nearest last; what {@link TrustedProxies} walks from the right. */
+  List<byte[]> hops(Request request) {
+    List<String> lines = request.headers(name);
     return switch (this) {
       case X_FORWARDED_FOR -> ForwardedHeaders.xForwardedFor(lines);
       case FORWARDED -> ForwardedHeaders.forwarded(lines);
@@ -54,11 +52,11 @@ enum ProxyHeader {
   }
 
   /** The header's name as proxies write it, for messages. */
-  String headerName() {
+  public String headerName() {
     return name;
   }
 
-  String spec() {
+  public String spec() {
     return spec;
   }
 }

@@ -1,4 +1,4 @@
-package dev.ratelimit.servlet;
+package dev.ratelimit.http;
 
 import dev.ratelimit.Limit;
 import dev.ratelimit.spec.SpecWriter;
@@ -13,10 +13,10 @@ import java.util.Objects;
  * @param keyName the key as configured ({@code header:X-Api-Key}), for messages
  * @param policy the limit's {@code RateLimit-Policy} item, the same on every response
  */
-record Rule(UrlPattern pattern, String limit, Limit spec, KeyResolver key, String keyName, double cost,
+public record Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key, String keyName, double cost,
     String policy) {
 
-  Rule {
+  public Rule {
     Objects.requireNonNull(pattern, "pattern");
     Objects.requireNonNull(limit, "limit");
     Objects.requireNonNull(spec, "spec");
@@ -30,7 +30,7 @@ record Rule(UrlPattern pattern, String limit, Limit spec, KeyResolver key, Strin
    *
    * @throws IllegalArgumentException for an unknown limit, or a cost no request could ever pay
    */
-  static Rule of(UrlPattern pattern, String limit, Map<String, Limit> limits, KeyResolver key, double cost) {
+  public static Rule of(UrlPattern pattern, String limit, Map<String, Limit> limits, RequestKey key, double cost) {
     Limit spec = limits.get(limit);
     if (spec == null) {
       throw new IllegalArgumentException("unknown limit '" + limit + "'; configured limits: "
@@ -42,10 +42,10 @@ record Rule(UrlPattern pattern, String limit, Limit spec, KeyResolver key, Strin
       throw new IllegalArgumentException("cost " + SpecWriter.number(cost) + " is above what limit '" + limit
           + "' can ever admit at once (" + SpecWriter.number(largest) + "): every request would be denied");
     }
-    return new Rule(pattern, limit, spec, key, BuiltInKeys.describe(key), cost, Headers.policy(limit, spec));
+    return new Rule(pattern, limit, spec, key, key.toString(), cost, RateLimitHeaders.policy(limit, spec));
   }
 
-  static double checkCost(double cost) {
+  public static double checkCost(double cost) {
     if (!(cost >= 0) || Double.isInfinite(cost)) {
       throw new IllegalArgumentException("cost must be a finite number, 0 or more, but was " + cost);
     }

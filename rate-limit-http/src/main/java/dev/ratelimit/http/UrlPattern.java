@@ -1,4 +1,4 @@
-package dev.ratelimit.servlet;
+package dev.ratelimit.http;
 
 import java.util.Objects;
 import java.util.function.Predicate;
@@ -10,22 +10,22 @@ import java.util.function.Predicate;
  * ({@code *.json}, on the last segment), everything ({@code /*}), or {@code /}, the default
  * mapping: requests that no other rule matches.
  */
-record UrlPattern(String text, Kind kind, String value, Predicate<String> custom) {
+public record UrlPattern(String text, Kind kind, String value, Predicate<String> custom) {
 
   /** The forms of url-pattern, and {@code CUSTOM}: a predicate on the path, such as a Spring path pattern. */
-  enum Kind { EXACT, PREFIX, EXTENSION, ALL, DEFAULT, CUSTOM }
+  public enum Kind { EXACT, PREFIX, EXTENSION, ALL, DEFAULT, CUSTOM }
 
   UrlPattern(String text, Kind kind, String value) {
     this(text, kind, value, null);
   }
 
   /** A pattern of another syntax, matched by a predicate on the path within the application. */
-  static UrlPattern custom(String text, Predicate<String> matches) {
+  public static UrlPattern custom(String text, Predicate<String> matches) {
     return new UrlPattern(text, Kind.CUSTOM, "", Objects.requireNonNull(matches, "matches"));
   }
 
   /** @throws IllegalArgumentException naming the pattern and the forms allowed */
-  static UrlPattern parse(String text) {
+  public static UrlPattern parse(String text) {
     if (text.equals("/*")) {
       return new UrlPattern(text, Kind.ALL, "");
     }
@@ -46,7 +46,7 @@ record UrlPattern(String text, Kind kind, String value, Predicate<String> custom
   }
 
   /** Whether a path matches; {@code /} never does here, it applies when no other rule matched. */
-  boolean matches(String path) {
+  public boolean matches(String path) {
     return switch (kind) {
       case ALL -> true;
       case DEFAULT -> false;

@@ -1,4 +1,4 @@
-package dev.ratelimit.servlet;
+package dev.ratelimit.http;
 
 /**
  * An address or a CIDR block of trusted proxies: {@code 10.0.0.0/8}, {@code ::1},

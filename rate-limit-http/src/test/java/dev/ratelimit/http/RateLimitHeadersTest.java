@@ -1,4 +1,4 @@
-package dev.ratelimit.servlet;
+package dev.ratelimit.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -15,11 +15,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class HeadersTest {
+class RateLimitHeadersTest {
   private final ManualClock clock = new ManualClock(1_700_000_000_000L);
 
   private static Rule rule(String name, String spec) {
-    return Rule.of(UrlPattern.parse("/*"), name, Map.of(name, Limit.parse(spec)), KeyResolver.header("X-Key"), 1);
+    return Rule.of(UrlPattern.parse("/*"), name, Map.of(name, Limit.parse(spec)), Keys.header("X-Key"), 1);
   }
 
   private static Decisions decisions(Rule[] rules, Decision... decisions) {
@@ -28,12 +28,12 @@ class HeadersTest {
   }
 
   /** Writes through the one-rule path for one rule, and checks the several-rules path agrees. */
-  private Map<String, String> write(Headers headers, Rule[] rules, Decision... decisions) {
-    FakeHttp.Response response = new FakeHttp.Response();
-    headers.write(response.build(), rules, decisions(rules, decisions), clock);
+  private Map<String, String> write(RateLimitHeaders headers, Rule[] rules, Decision... decisions) {
+    FakeResponse response = new FakeResponse();
+    headers.write(response, rules, decisions(rules, decisions), clock);
     if (rules.length == 1) {
-      FakeHttp.Response single = new FakeHttp.Response();
-      headers.write(single.build(), rules[0], decisions[0], clock);
+      FakeResponse single = new FakeResponse();
+      headers.write(single, rules[0], decisions[0], clock);
       assertThat(single.headers).isEqualTo(response.headers);
     }
     return response.headers;
@@ -62,7 +62,7 @@ class HeadersTest {
   @Test
   void write_setsBothFamiliesForOneLimit() {
     Rule[] rules = {rule("api", "token-bucket rate=100 period=1m")};
-    assertThat(write(Headers.DEFAULT, rules, new Decision(true, 41.7, 100, 0, 34_999))).containsExactly(
+    assertThat(write(RateLimitHeaders.DEFAULT, rules, new Decision(true, 41.7, 100, 0, 34_999))).containsExactly(
         entry("X-RateLimit-Limit", "100"),
         entry("X-RateLimit-Remaining", "41"),
         entry("X-RateLimit-Reset", "35"),
@@ -73,7 +73,7 @@ class HeadersTest {
   @Test
   void write_legacyDescribesTheMostRestrictiveAndIetfListsEveryPolicy() {
     Rule[] rules = {rule("api", "token-bucket rate=100 period=1m"), rule("burst", "token-bucket rate=5 period=1s")};
-    Map<String, String> admitted = write(Headers.DEFAULT, rules,
+    Map<String, String> admitted = write(RateLimitHeaders.DEFAULT, rules,
         new Decision(true, 90, 100, 0, 6_000), new Decision(true, 2, 5, 0, 600));
     assertThat(admitted).containsExactly(
         entry("X-RateLimit-Limit", "5"),
@@ -82,7 +82,7 @@ class HeadersTest {
         entry("RateLimit-Policy", "\"api\";q=100;w=60, \"burst\";q=5;w=1"),
         entry("RateLimit", "\"api\";r=90;t=6, \"burst\";r=2;t=1"));
     // denied: the denying limit with the longest wait, though the other has fewer left
-    Map<String, String> denied = write(Headers.DEFAULT, rules,
+    Map<String, String> denied = write(RateLimitHeaders.DEFAULT, rules,
         new Decision(false, 0.5, 100, 3_000, 60_000), new Decision(true, 0, 5, 0, 1_000));
     assertThat(denied).contains(entry("X-RateLimit-Limit", "100"), entry("X-RateLimit-Remaining", "0"),
         entry("X-RateLimit-Reset", "60"));
@@ -91,11 +91,11 @@ class HeadersTest {
   @Test
   void write_epochGivesAbsoluteSecondsRoundedUp() {
     Rule[] rules = {rule("api", "10/1m")};
-    assertThat(write(Headers.parse("legacy,epoch"), rules, new Decision(true, 9, 10, 0, 6_000)))
+    assertThat(write(RateLimitHeaders.parse("legacy,epoch"), rules, new Decision(true, 9, 10, 0, 6_000)))
         .containsExactly(entry("X-RateLimit-Limit", "10"), entry("X-RateLimit-Remaining", "9"),
             entry("X-RateLimit-Reset", "1700000006"));
     clock.advanceMillis(1);
-    assertThat(write(Headers.parse("legacy epoch"), rules, new Decision(true, 9, 10, 0, 6_000)))
+    assertThat(write(RateLimitHeaders.parse("legacy epoch"), rules, new Decision(true, 9, 10, 0, 6_000)))
         .containsEntry("X-RateLimit-Reset", "1700000007");
   }
 
@@ -103,9 +103,9 @@ class HeadersTest {
   void write_familiesAreSelectable() {
     Rule[] rules = {rule("api", "10/1m")};
     Decision decision = new Decision(true, 9, 10, 0, 6_000);
-    assertThat(write(Headers.parse("none"), rules, decision)).isEmpty();
-    assertThat(write(Headers.parse("ietf"), rules, decision)).containsOnlyKeys("RateLimit-Policy", "RateLimit");
-    assertThat(write(Headers.parse(" LEGACY "), rules, decision))
+    assertThat(write(RateLimitHeaders.parse("none"), rules, decision)).isEmpty();
+    assertThat(write(RateLimitHeaders.parse("ietf"), rules, decision)).containsOnlyKeys("RateLimit-Policy", "RateLimit");
+    assertThat(write(RateLimitHeaders.parse(" LEGACY "), rules, decision))
         .containsOnlyKeys("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset");
   }
 
@@ -117,18 +117,18 @@ class HeadersTest {
       "ietf,epoch | 'epoch' changes X-RateLimit-Reset and needs 'legacy'",
   })
   void parse_refusesUnknownFamilies(String value, String message) {
-    assertThatThrownBy(() -> Headers.parse(value)).isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+    assertThatThrownBy(() -> RateLimitHeaders.parse(value)).isInstanceOf(IllegalArgumentException.class).hasMessage(message);
   }
 
   @ParameterizedTest
   @CsvSource({"41.99, 41", "42, 42", "41.999999999999996, 42", "0.3, 0", "-2.5, 0", "0, 0"})
   void units_roundDownNeverBelowZeroIgnoringFloatNoise(double value, long units) {
-    assertThat(Headers.units(value, 100)).isEqualTo(units);
+    assertThat(RateLimitHeaders.units(value, 100)).isEqualTo(units);
   }
 
   @ParameterizedTest
   @CsvSource({"0, 0", "1, 1", "999, 1", "1000, 1", "1001, 2", "59999, 60"})
   void seconds_roundUp(long millis, long seconds) {
-    assertThat(Headers.seconds(millis)).isEqualTo(seconds);
+    assertThat(RateLimitHeaders.seconds(millis)).isEqualTo(seconds);
   }
 }

@@ -1,33 +1,33 @@
-package dev.ratelimit.servlet;
+package dev.ratelimit.http;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Decisions;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.LimitCall;
 import dev.ratelimit.RateLimiter;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
  * What one request is charged: each rule that applies to it with the key it spends from, after
- * the missing-key policy; and spending that, all or nothing.
+ * the missing-key policy; and spending that, all or nothing, once per request, blocking (a
+ * servlet thread) or not (an event loop).
  */
-final class Charges {
+public final class Charges {
   private static final Rule[] NO_RULES = {};
   private static final Charges NONE = new Charges(NO_RULES, new String[0], null);
 
   /** What a spend ended in: admitted, or denied by {@code limit}, which frees up after the wait. */
-  record Verdict(boolean allowed, String limit, long retryAfterMillis) {
+  public record Verdict(boolean allowed, String limit, long retryAfterMillis) {
     static final Verdict ADMITTED = new Verdict(true, null, 0);
   }
 
   private final Rule[] rules;
   private final String[] keys;
-  private final Rejection missingKey;
+  private final Problem missingKey;
 
-  private Charges(Rule[] rules, String[] keys, Rejection missingKey) {
+  private Charges(Rule[] rules, String[] keys, Problem missingKey) {
     this.rules = rules;
     this.keys = keys;
     this.missingKey = missingKey;
@@ -37,7 +37,7 @@ final class Charges {
    * The matched rules with their keys, bounded for the store. Under {@code skip} a rule without
    * a key drops out; under {@code deny} the result is only the {@link #missingKey()} refusal.
    */
-  static Charges of(Rule[] matched, HttpServletRequest request, MissingKey policy) {
+  public static Charges of(Rule[] matched, Request request, MissingKey policy) {
     if (matched.length == 0) {
       return NONE;
     }
@@ -52,11 +52,11 @@ final class Charges {
             continue;
           }
           case DENY -> {
-            return new Charges(NO_RULES, keys, Rejection.missingKey(matched[i].limit(), matched[i].keyName()));
+            return new Charges(NO_RULES, keys, Problem.missingKey(matched[i].limit(), matched[i].keyName()));
           }
         }
       }
-      keys[i] = BuiltInKeys.bounded(key);
+      keys[i] = Keys.bounded(key);
       applied++;
     }
     if (applied == matched.length) {
@@ -75,12 +75,12 @@ final class Charges {
   }
 
   /** The 400 to answer when a rule under {@code missing-key=deny} found no key; else null. */
-  Rejection missingKey() {
+  public Problem missingKey() {
     return missingKey;
   }
 
   /** Nothing to spend: no rule matched, or every one that did was skipped. */
-  boolean isEmpty() {
+  public boolean isEmpty() {
     return rules.length == 0;
   }
 
@@ -89,7 +89,7 @@ final class Charges {
    *
    * @throws dev.ratelimit.StoreUnavailableException when the store is down and a limit's policy is closed
    */
-  Verdict spend(RateLimiter limiter, Headers headers, HttpServletResponse response) {
+  public Verdict spend(RateLimiter limiter, RateLimitHeaders headers, Response response) {
     if (rules.length == 1) {
       // the usual case, without the all-or-nothing call's lists
       Decision decision = limiter.limit(rules[0].limit(), keys[0], rules[0].cost());
@@ -103,6 +103,28 @@ final class Charges {
         : new Verdict(false, rules[decisions.mostRestrictive()].limit(), decisions.retryAfterMillis());
   }
 
+  /**
+   * {@link #spend} without blocking: the store's asynchronous call; the headers are set when the
+   * decision arrives.
+   *
+   * @return a stage failing with {@link dev.ratelimit.StoreUnavailableException} (perhaps in a
+   *     {@link java.util.concurrent.CompletionException}) when a closed limit can't be decided
+   */
+  public CompletionStage<Verdict> spendAsync(RateLimiter limiter, RateLimitHeaders headers, Response response) {
+    if (rules.length == 1) {
+      return limiter.limitAsync(rules[0].limit(), keys[0], rules[0].cost()).thenApply(decision -> {
+        headers.write(response, rules[0], decision, limiter.clock());
+        return decision.allowed() ? Verdict.ADMITTED
+            : new Verdict(false, rules[0].limit(), decision.retryAfterMillis());
+      });
+    }
+    return limiter.limitAllAsync(calls()).thenApply(decisions -> {
+      headers.write(response, rules, decisions, limiter.clock());
+      return decisions.allowed() ? Verdict.ADMITTED
+          : new Verdict(false, rules[decisions.mostRestrictive()].limit(), decisions.retryAfterMillis());
+    });
+  }
+
   private List<LimitCall> calls() {
     List<LimitCall> calls = new ArrayList<>(rules.length);
     for (int i = 0; i < rules.length; i++) {
@@ -112,7 +134,7 @@ final class Charges {
   }
 
   /** The limit a 503 names: the first whose own policy is closed, else the first on the default policy. */
-  String closedLimit() {
+  public String closedLimit() {
     for (Rule rule : rules) {
       if (rule.spec().failure() == FailurePolicy.CLOSED) {
         return rule.limit();

@@ -1,4 +1,4 @@
-package dev.ratelimit.servlet;
+package dev.ratelimit.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

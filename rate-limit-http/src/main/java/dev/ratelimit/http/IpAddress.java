@@ -1,4 +1,4 @@
-package dev.ratelimit.servlet;
+package dev.ratelimit.http;
 
 import java.util.Arrays;
 
@@ -6,7 +6,7 @@ import java.util.Arrays;
  * IP address literals: strict parsing (no host names, so never a DNS lookup), IPv4-mapped IPv6
  * normalised to IPv4, and the text forms used as keys. Addresses are 4 or 16 bytes.
  */
-final class IpAddress {
+public final class IpAddress {
   private IpAddress() {}
 
   /**
@@ -16,7 +16,7 @@ final class IpAddress {
    *
    * @return 4 or 16 bytes, or {@code null} when the text is not an address
    */
-  static byte[] parse(String text) {
+  public static byte[] parse(String text) {
     if (text == null || text.isEmpty() || text.length() > 64) {
       return null;
     }

@@ -1,4 +1,4 @@
-package dev.ratelimit.servlet;
+package dev.ratelimit.http;
 
 /**
  * One entry of the {@code rules} init-param, as written: {@code PATTERN LIMIT [key=KEY] [cost=N]}.
@@ -6,11 +6,11 @@ package dev.ratelimit.servlet;
  * @param keySpec the {@code key=} value, or null for the filter's default key
  * @param cost the {@code cost=} value, or null for 1
  */
-record RuleLine(String pattern, String limit, String keySpec, Double cost) {
-  static final String GRAMMAR = "PATTERN LIMIT [key=KEY] [cost=N]";
+public record RuleLine(String pattern, String limit, String keySpec, Double cost) {
+  public static final String GRAMMAR = "PATTERN LIMIT [key=KEY] [cost=N]";
 
   /** @throws IllegalArgumentException naming the option that is unknown, repeated or not a number */
-  static RuleLine parse(String entry) {
+  public static RuleLine parse(String entry) {
     String[] tokens = entry.split("\\s+");
     if (tokens.length < 2) {
       throw new IllegalArgumentException("expected " + GRAMMAR);
@@ -33,7 +33,7 @@ record RuleLine(String pattern, String limit, String keySpec, Double cost) {
   }
 
   /** A cost as written in {@code cost=} or the {@code cost} init-param. */
-  static double cost(String text) {
+  public static double cost(String text) {
     double cost;
     try {
       cost = Double.parseDouble(text);

@@ -1,10 +1,9 @@
-package dev.ratelimit.servlet;
+package dev.ratelimit.http;
 
 import dev.ratelimit.Clock;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Decisions;
 import dev.ratelimit.Limit;
-import jakarta.servlet.http.HttpServletResponse;
 import java.util.Locale;
 
 /**
@@ -13,15 +12,15 @@ import java.util.Locale;
  * (draft-ietf-httpapi-ratelimit-headers-10) listing every limit that applied. Headers carry
  * whole units and whole seconds: remaining rounded down, times rounded up.
  */
-final class Headers {
-  static final Headers DEFAULT = new Headers(true, true, false);
-  static final String ALLOWED = "legacy, ietf, none, and epoch (X-RateLimit-Reset as absolute epoch seconds)";
+public final class RateLimitHeaders {
+  public static final RateLimitHeaders DEFAULT = new RateLimitHeaders(true, true, false);
+  public static final String ALLOWED = "legacy, ietf, none, and epoch (X-RateLimit-Reset as absolute epoch seconds)";
 
   private final boolean legacy;
   private final boolean ietf;
   private final boolean epoch;
 
-  Headers(boolean legacy, boolean ietf, boolean epoch) {
+  RateLimitHeaders(boolean legacy, boolean ietf, boolean epoch) {
     this.legacy = legacy;
     this.ietf = ietf;
     this.epoch = epoch;
@@ -33,7 +32,7 @@ final class Headers {
    *
    * @throws IllegalArgumentException naming the unknown family
    */
-  static Headers parse(String value) {
+  public static RateLimitHeaders parse(String value) {
     boolean legacy = false;
     boolean ietf = false;
     boolean none = false;
@@ -61,7 +60,7 @@ final class Headers {
     if (epoch && !legacy) {
       throw new IllegalArgumentException("'epoch' changes X-RateLimit-Reset and needs 'legacy'");
     }
-    return new Headers(legacy, ietf, epoch);
+    return new RateLimitHeaders(legacy, ietf, epoch);
   }
 
   /**
@@ -69,7 +68,7 @@ final class Headers {
    *
    * @param clock the limiter's clock, read only for {@code epoch}
    */
-  void write(HttpServletResponse response, Rule rule, Decision decision, Clock clock) {
+  public void write(Response response, Rule rule, Decision decision, Clock clock) {
     write(response, rule.limit(), rule.policy(), decision, clock);
   }
 
@@ -78,7 +77,7 @@ final class Headers {
    *
    * @param policy the limit's {@link #policy} item
    */
-  void write(HttpServletResponse response, String name, String policy, Decision decision, Clock clock) {
+  public void write(Response response, String name, String policy, Decision decision, Clock clock) {
     boolean fresh = fresh(response);
     if (legacy) {
       legacy(response, decision, clock, fresh);
@@ -90,7 +89,7 @@ final class Headers {
   }
 
   /** Sets the headers for several rules that applied together and their decisions (same order). */
-  void write(HttpServletResponse response, Rule[] rules, Decisions decisions, Clock clock) {
+  public void write(Response response, Rule[] rules, Decisions decisions, Clock clock) {
     String[] names = new String[rules.length];
     String[] policies = new String[rules.length];
     for (int i = 0; i < rules.length; i++) {
@@ -101,7 +100,7 @@ final class Headers {
   }
 
   /** Sets the headers for several limits that applied together and their decisions (same order). */
-  void write(HttpServletResponse response, String[] names, String[] policyItems, Decisions decisions, Clock clock) {
+  public void write(Response response, String[] names, String[] policyItems, Decisions decisions, Clock clock) {
     boolean fresh = fresh(response);
     if (legacy) {
       legacy(response, decisions.decisions().get(decisions.mostRestrictive()), clock, fresh);
@@ -122,7 +121,7 @@ final class Headers {
     }
   }
 
-  private void legacy(HttpServletResponse response, Decision decision, Clock clock, boolean fresh) {
+  private void legacy(Response response, Decision decision, Clock clock, boolean fresh) {
     put(response, "X-RateLimit-Limit", Long.toString(units(decision.limit(), decision.limit())), fresh);
     put(response, "X-RateLimit-Remaining", Long.toString(units(decision.remaining(), decision.limit())), fresh);
     put(response, "X-RateLimit-Reset", Long.toString(epoch
@@ -135,11 +134,11 @@ final class Headers {
    * filter sets them). Then they are added, which spares the container a search for an old value
    * per header; after another rate limit filter, they replace its values.
    */
-  private boolean fresh(HttpServletResponse response) {
+  private boolean fresh(Response response) {
     return !response.containsHeader(legacy ? "X-RateLimit-Limit" : "RateLimit");
   }
 
-  private static void put(HttpServletResponse response, String name, String value, boolean fresh) {
+  private static void put(Response response, String name, String value, boolean fresh) {
     if (fresh) {
       response.addHeader(name, value);
     } else {
@@ -148,7 +147,7 @@ final class Headers {
   }
 
   /** {@code "api";q=100;w=60}: the capacity and the seconds to refill from empty (none for quotas). */
-  static String policy(String name, Limit limit) {
+  public static String policy(String name, Limit limit) {
     long window = refillSeconds(limit);
     return '"' + name + "\";q=" + units(limit.capacity(), limit.capacity()) + (window < 0 ? "" : ";w=" + window);
   }
@@ -165,13 +164,13 @@ final class Headers {
   }
 
   /** Whole units, rounded down, never below 0; within float noise of the next unit counts as it. */
-  static long units(double value, double capacity) {
+  public static long units(double value, double capacity) {
     double tolerance = 1e-12 * Math.max(1, capacity);
     return value <= 0 ? 0 : (long) Math.floor(value + tolerance);
   }
 
   /** Milliseconds as whole seconds, rounded up. */
-  static long seconds(long millis) {
+  public static long seconds(long millis) {
     return millis <= 0 ? 0 : (millis + 999) / 1000;
   }
 }

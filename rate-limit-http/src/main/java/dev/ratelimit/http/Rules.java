@@ -1,18 +1,17 @@
-package dev.ratelimit.servlet;
+package dev.ratelimit.http;
 
-import jakarta.servlet.http.HttpServletRequest;
 import java.util.ArrayList;
 import java.util.List;
 
 /** The rules of one filter, in order; every rule that matches a request applies to it. */
-final class Rules {
+public final class Rules {
   private static final Rule[] NONE = {};
 
   private final Rule[] rules;
   private final Rule[] fallback;
   private final boolean needsPath;
 
-  Rules(List<Rule> rules) {
+  public Rules(List<Rule> rules) {
     List<Rule> matching = new ArrayList<>();
     List<Rule> fallback = new ArrayList<>();
     for (Rule rule : rules) {
@@ -24,14 +23,14 @@ final class Rules {
   }
 
   /** The rules for this request, in configuration order: those whose pattern matches, else the {@code /} ones. */
-  Rule[] matching(HttpServletRequest request) {
+  public Rule[] matching(Request request) {
     if (!needsPath) {
       return rules.length > 0 ? rules : fallback;
     }
-    return matching(path(request));
+    return matching(request.path());
   }
 
-  Rule[] matching(String path) {
+  public Rule[] matching(String path) {
     int count = 0;
     for (Rule rule : rules) {
       if (rule.pattern().matches(path)) {
@@ -54,18 +53,14 @@ final class Rules {
     return matched;
   }
 
-  /** The path within the application, decoded and normalised by the container. */
-  static String path(HttpServletRequest request) {
-    String servletPath = request.getServletPath();
-    String pathInfo = request.getPathInfo();
-    String path = servletPath == null ? "" : servletPath;
-    if (pathInfo != null) {
-      path = path + pathInfo;
-    }
-    return path.isEmpty() ? "/" : path;
+  /** Every rule, in configuration order of matching ones first, then the {@code /} ones. */
+  public List<Rule> all() {
+    List<Rule> all = new ArrayList<>(List.of(rules));
+    all.addAll(List.of(fallback));
+    return all;
   }
 
-  boolean isEmpty() {
+  public boolean isEmpty() {
     return rules.length == 0 && fallback.length == 0;
   }
 }
