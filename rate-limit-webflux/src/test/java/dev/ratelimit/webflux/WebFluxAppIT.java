@@ -3,6 +3,7 @@ package dev.ratelimit.webflux;
 import static dev.ratelimit.webflux.Http.seen;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.ManualClock;
 import dev.ratelimit.spring.RateLimited;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -75,6 +76,12 @@ class WebFluxAppIT {
       return http.csrf(csrf -> csrf.disable())
           .authorizeExchange(exchanges -> exchanges.pathMatchers("/me").authenticated().anyExchange().permitAll())
           .httpBasic(Customizer.withDefaults()).build();
+    }
+
+    /** Time stands still: the headers' seconds are exact however slow the machine. */
+    @Bean
+    ManualClock rateLimitClock() {
+      return new ManualClock(1_700_000_000_000L);
     }
 
     @Bean
