@@ -92,15 +92,9 @@ public final class Charges {
   public Verdict spend(RateLimiter limiter, RateLimitHeaders headers, Response response) {
     if (rules.length == 1) {
       // the usual case, without the all-or-nothing call's lists
-      Decision decision = limiter.limit(rules[0].limit(), keys[0], rules[0].cost());
-      headers.write(response, rules[0], decision, limiter.clock());
-      return decision.allowed() ? Verdict.ADMITTED
-          : new Verdict(false, rules[0].limit(), decision.retryAfterMillis());
+      return verdict(limiter.limit(rules[0].limit(), keys[0], rules[0].cost()), limiter, headers, response);
     }
-    Decisions decisions = limiter.limitAll(calls());
-    headers.write(response, rules, decisions, limiter.clock());
-    return decisions.allowed() ? Verdict.ADMITTED
-        : new Verdict(false, rules[decisions.mostRestrictive()].limit(), decisions.retryAfterMillis());
+    return verdict(limiter.limitAll(calls()), limiter, headers, response);
   }
 
   /**
@@ -112,17 +106,23 @@ public final class Charges {
    */
   public CompletionStage<Verdict> spendAsync(RateLimiter limiter, RateLimitHeaders headers, Response response) {
     if (rules.length == 1) {
-      return limiter.limitAsync(rules[0].limit(), keys[0], rules[0].cost()).thenApply(decision -> {
-        headers.write(response, rules[0], decision, limiter.clock());
-        return decision.allowed() ? Verdict.ADMITTED
-            : new Verdict(false, rules[0].limit(), decision.retryAfterMillis());
-      });
+      return limiter.limitAsync(rules[0].limit(), keys[0], rules[0].cost())
+          .thenApply(decision -> verdict(decision, limiter, headers, response));
     }
-    return limiter.limitAllAsync(calls()).thenApply(decisions -> {
-      headers.write(response, rules, decisions, limiter.clock());
-      return decisions.allowed() ? Verdict.ADMITTED
-          : new Verdict(false, rules[decisions.mostRestrictive()].limit(), decisions.retryAfterMillis());
-    });
+    return limiter.limitAllAsync(calls()).thenApply(decisions -> verdict(decisions, limiter, headers, response));
+  }
+
+  /** The one rule's decision, on the response's headers. */
+  private Verdict verdict(Decision decision, RateLimiter limiter, RateLimitHeaders headers, Response response) {
+    headers.write(response, rules[0], decision, limiter.clock());
+    return decision.allowed() ? Verdict.ADMITTED : new Verdict(false, rules[0].limit(), decision.retryAfterMillis());
+  }
+
+  /** Several rules' decisions, all or nothing, on the response's headers. */
+  private Verdict verdict(Decisions decisions, RateLimiter limiter, RateLimitHeaders headers, Response response) {
+    headers.write(response, rules, decisions, limiter.clock());
+    return decisions.allowed() ? Verdict.ADMITTED
+        : new Verdict(false, rules[decisions.mostRestrictive()].limit(), decisions.retryAfterMillis());
   }
 
   private List<LimitCall> calls() {

@@ -81,11 +81,6 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
     return order;
   }
 
-  /** The limiter deciding; the filter closes it only if it made it ({@link #close()}). */
-  public RateLimiter limiter() {
-    return settings.limiter();
-  }
-
   @Override
   public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
     Rule[] matched = settings.rules().matching(new ExchangeRequest(exchange, null, null));
