@@ -14,7 +14,9 @@ module dev.ratelimit.core {
   exports dev.ratelimit.trace to dev.ratelimit.cli;
 
   exports dev.ratelimit.algorithm to
-      dev.ratelimit.redis, dev.ratelimit.bucket4j, dev.ratelimit.cli, dev.ratelimit.servlet, dev.ratelimit.spring;
+      dev.ratelimit.redis, dev.ratelimit.bucket4j, dev.ratelimit.cli, dev.ratelimit.http, dev.ratelimit.servlet,
+      dev.ratelimit.spring;
   exports dev.ratelimit.internal to
-      dev.ratelimit.redis, dev.ratelimit.bucket4j, dev.ratelimit.cli, dev.ratelimit.servlet, dev.ratelimit.spring;
+      dev.ratelimit.redis, dev.ratelimit.bucket4j, dev.ratelimit.cli, dev.ratelimit.http, dev.ratelimit.servlet,
+      dev.ratelimit.spring;
 }

@@ -5,6 +5,7 @@
 module dev.ratelimit.servlet {
   requires transitive dev.ratelimit.core;
   requires transitive jakarta.servlet;
+  requires dev.ratelimit.http;
 
   exports dev.ratelimit.servlet;
 }

@@ -1,9 +1,8 @@
 package dev.ratelimit.servlet;
 
+import dev.ratelimit.http.ProxyHeader;
+import dev.ratelimit.http.TrustedProxies;
 import jakarta.servlet.http.HttpServletRequest;
-import java.math.BigInteger;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -26,14 +25,13 @@ import java.util.Objects;
  * }</pre>
  */
 public final class ClientAddress {
-  private static final ClientAddress DIRECT = new ClientAddress(List.of(), ProxyHeader.X_FORWARDED_FOR);
+  private static final ClientAddress DIRECT = new ClientAddress(TrustedProxies.direct());
 
-  private final List<AddressBlock> trusted;
-  private final ProxyHeader header;
+  /** The one implementation, shared with the reactive front ends (docs/design.md §6.3). */
+  private final TrustedProxies proxies;
 
-  private ClientAddress(List<AddressBlock> trusted, ProxyHeader header) {
-    this.trusted = trusted;
-    this.header = header;
+  private ClientAddress(TrustedProxies proxies) {
+    this.proxies = proxies;
   }
 
   /** No trusted proxies: the client is the peer, and forwarding headers are ignored. */
@@ -50,7 +48,7 @@ public final class ClientAddress {
    *     entries that together trust every address
    */
   public static ClientAddress trusting(String proxies) {
-    return parse(proxies, ProxyHeader.X_FORWARDED_FOR, false);
+    return new ClientAddress(TrustedProxies.trusting(proxies));
   }
 
   /**
@@ -60,75 +58,36 @@ public final class ClientAddress {
    * @throws IllegalArgumentException also naming an unknown header
    */
   public static ClientAddress trusting(String proxies, String forwardedHeader) {
-    return parse(proxies, ProxyHeader.parse(Objects.requireNonNull(forwardedHeader, "forwardedHeader")), false);
+    return new ClientAddress(TrustedProxies.trusting(proxies, Objects.requireNonNull(forwardedHeader, "forwardedHeader")));
   }
 
-  /**
-   * @param allowAll whether entries may together cover every IPv4 or every IPv6 address: only
-   *     for a deployment whose every peer is a proxy that writes {@code header}
-   */
   static ClientAddress parse(String proxies, ProxyHeader header, boolean allowAll) {
-    Objects.requireNonNull(proxies, "proxies");
-    List<AddressBlock> blocks = new ArrayList<>();
-    for (String entry : proxies.split("[,\\s]+")) {
-      if (!entry.isEmpty()) {
-        blocks.add(AddressBlock.parse(entry));
-      }
-    }
-    if (!allowAll) {
-      for (boolean v4 : new boolean[] {true, false}) {
-        List<AddressBlock> everyone = coveringEveryAddress(blocks, v4);
-        if (!everyone.isEmpty()) {
-          String entries = everyone.size() == 1 ? "entry '" + everyone.get(0) + "' trusts"
-              : "entries " + everyone.stream().map(block -> "'" + block + "'").toList() + " together trust";
-          throw new IllegalArgumentException("trusted proxy " + entries + " every " + (v4 ? "IPv4" : "IPv6")
-              + " address, so any client could choose its own key by writing " + header.headerName()
-              + "; list only your proxies' addresses, or, if every peer really is a proxy, allow it explicitly"
-              + " with trust-all-proxies=true");
-        }
-      }
-    }
-    return blocks.isEmpty() ? DIRECT.reading(header) : new ClientAddress(List.copyOf(blocks), header);
+    return new ClientAddress(TrustedProxies.parse(proxies, header, allowAll));
   }
 
-  /**
-   * The outermost blocks of one family when together they cover all of it, else none. CIDR
-   * blocks are nested or disjoint, so the outermost ones cover the family exactly when their
-   * sizes add up to all of it.
-   */
-  private static List<AddressBlock> coveringEveryAddress(List<AddressBlock> blocks, boolean v4) {
-    List<AddressBlock> outermost = new ArrayList<>();
-    for (AddressBlock block : blocks) {
-      if (block.isV4() == v4 && outermost.stream().noneMatch(outer -> outer.covers(block))) {
-        outermost.removeIf(block::covers);
-        outermost.add(block);
-      }
-    }
-    BigInteger size = BigInteger.ZERO;
-    for (AddressBlock block : outermost) {
-      size = size.add(BigInteger.ONE.shiftLeft(block.sizeBits()));
-    }
-    return size.equals(BigInteger.ONE.shiftLeft(v4 ? 32 : 128)) ? outermost : List.of();
+  static ClientAddress of(TrustedProxies proxies) {
+    return new ClientAddress(proxies);
   }
 
-  /** The same proxies, read from another header. */
-  ClientAddress reading(ProxyHeader header) {
-    return header == this.header ? this : new ClientAddress(trusted, header);
+  TrustedProxies proxies() {
+    return proxies;
   }
 
   ProxyHeader header() {
-    return header;
+    return proxies.header();
   }
 
-  /** Whether the trusted blocks cover every IPv4 or every IPv6 address. */
   boolean trustsEveryAddress() {
-    return !coveringEveryAddress(trusted, true).isEmpty() || !coveringEveryAddress(trusted, false).isEmpty();
+    return proxies.trustsEveryAddress();
+  }
+
+  boolean trusted(byte[] address) {
+    return proxies.trusted(address);
   }
 
   /** The client's address, normalised (IPv4-mapped IPv6 as IPv4, RFC 5952 IPv6 text). */
   public String of(HttpServletRequest request) {
-    byte[] client = resolve(request);
-    return client == null ? peerText(request) : IpAddress.format(client);
+    return proxies.of(ServletRequestView.of(request));
   }
 
   /**
@@ -136,60 +95,11 @@ public final class ClientAddress {
    * {@code 2001:db8:1:2::/64}.
    */
   public String key(HttpServletRequest request) {
-    String peer = request.getRemoteAddr();
-    if (trusted.isEmpty() && isCanonicalV4(peer)) {
-      return peer; // the common case needs no parsing and no copy
-    }
-    byte[] client = resolve(request);
-    return client == null ? peerText(request) : IpAddress.key(client);
-  }
-
-  private byte[] resolve(HttpServletRequest request) {
-    byte[] peer = IpAddress.parsePeer(request.getRemoteAddr());
-    if (peer == null || !trusted(peer)) {
-      return peer;
-    }
-    return walk(peer, header.hops(request));
-  }
-
-  /**
-   * From the peer leftwards: the first untrusted hop is the client; an unreadable hop stops the
-   * walk at the trusted address before it (the proxy that wrote it, which a client can't pick).
-   */
-  byte[] walk(byte[] peer, List<byte[]> hops) {
-    byte[] client = peer;
-    for (int i = hops.size() - 1; i >= 0 && trusted(client); i--) {
-      byte[] hop = hops.get(i);
-      if (hop == null) {
-        return client;
-      }
-      client = IpAddress.unmapped(hop);
-    }
-    return client;
-  }
-
-  boolean trusted(byte[] address) {
-    for (AddressBlock block : trusted) {
-      if (block.contains(address)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static String peerText(HttpServletRequest request) {
-    String peer = request.getRemoteAddr();
-    return peer == null ? "" : peer;
-  }
-
-  /** A dotted quad as a container writes it: the text is already the key. */
-  private static boolean isCanonicalV4(String peer) {
-    return peer != null && IpAddress.isDottedQuad(peer);
+    return proxies.key(ServletRequestView.of(request));
   }
 
   @Override
   public String toString() {
-    return trusted.isEmpty() ? "ClientAddress[direct]"
-        : "ClientAddress[trusting " + trusted + " reading " + header.headerName() + "]";
+    return proxies.toString();
   }
 }

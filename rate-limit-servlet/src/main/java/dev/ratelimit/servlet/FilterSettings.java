@@ -1,12 +1,34 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.http.RateLimitHeaders;
+import dev.ratelimit.http.RuleSettings;
+import dev.ratelimit.http.Rules;
 
 /**
  * Everything a started filter needs, settled and immutable: what {@link FilterSetup} makes of
  * a builder's calls or a {@code web.xml}'s init-params.
- *
- * @param ownsLimiter whether the filter made the limiter, and so closes it on destroy
  */
-record FilterSettings(RateLimiter limiter, boolean ownsLimiter, Rules rules, Headers headers, MissingKey missingKey,
-    RejectionHandler rejection) {}
+record FilterSettings(RuleSettings decided, RejectionHandler rejection) {
+
+  RateLimiter limiter() {
+    return decided.limiter();
+  }
+
+  /** Whether the filter made the limiter, and so closes it on destroy. */
+  boolean ownsLimiter() {
+    return decided.ownsLimiter();
+  }
+
+  Rules rules() {
+    return decided.rules();
+  }
+
+  RateLimitHeaders headers() {
+    return decided.headers();
+  }
+
+  MissingKey missingKey() {
+    return MissingKey.of(decided.missingKey());
+  }
+}

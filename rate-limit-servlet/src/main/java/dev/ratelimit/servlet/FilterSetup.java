@@ -1,91 +1,76 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimiter;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
+import dev.ratelimit.http.ProxyHeader;
+import dev.ratelimit.http.RateLimitHeaders;
+import dev.ratelimit.http.RequestKey;
+import dev.ratelimit.http.RuleSetup;
+import dev.ratelimit.http.UrlPattern;
 import java.util.Objects;
 
 /**
  * A filter's configuration while it is given, by {@link RateLimitFilter.Builder} or by
- * {@link InitParams}, and its one check when complete: both front ends share it, so a rule
- * means the same in code and in {@code web.xml}.
+ * {@link InitParams}: the shared {@link RuleSetup} (one check for every front end), in the
+ * servlet's own types, and how refusals are written.
  */
 final class FilterSetup {
-  private RateLimiter limiter;
-  private final RateLimiter.Builder limits = RateLimiter.builder();
-  private boolean limitsConfigured;
-  private final List<PendingRule> rules = new ArrayList<>();
-  private ClientAddress clients = ClientAddress.direct();
-  private boolean trustAllProxies;
-  private Headers headers = Headers.DEFAULT;
-  private MissingKey missingKey = MissingKey.GLOBAL;
+  private final RuleSetup rules = new RuleSetup();
   private RejectionHandler rejection = RejectionHandler.problemJson();
 
-  /** A rule before its key is resolved: the key is a spec ({@code ip}, ...) or a resolver. */
-  private record PendingRule(UrlPattern pattern, String limit, String keySpec, KeyResolver key, double cost) {
-
-    /** The rule on the limiter's limits; a spec'd key is read now, with the client addresses finally set. */
-    Rule resolve(Map<String, Limit> known, ClientAddress clients) {
-      try {
-        KeyResolver resolver = key != null ? key : BuiltInKeys.parse(keySpec, clients, BuiltInKeys.loader());
-        return Rule.of(pattern, limit, known, resolver, cost);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("rule '" + pattern + " " + limit + "': " + e.getMessage(), e);
-      }
-    }
+  FilterSetup() {
+    rules.customKeys(ServletKeys.classNames(ServletKeys.loader()));
   }
 
   void limiter(RateLimiter limiter) {
-    this.limiter = Objects.requireNonNull(limiter, "limiter");
+    rules.limiter(limiter);
   }
 
   /** The builder of the limiter this filter makes and owns: its limits, clock, store and failure policy. */
   RateLimiter.Builder limits() {
-    limitsConfigured = true;
-    return limits;
+    return rules.limits();
   }
 
   void rule(UrlPattern pattern, String limit, String keySpec, double cost) {
-    rules.add(new PendingRule(pattern, Objects.requireNonNull(limit, "limit"), Objects.requireNonNull(keySpec, "key"),
-        null, Rule.checkCost(cost)));
+    rules.rule(pattern, limit, keySpec, cost);
+  }
+
+  void ruleOn(UrlPattern pattern, String limit, RequestKey key, double cost) {
+    rules.rule(pattern, limit, key, cost);
   }
 
   void rule(UrlPattern pattern, String limit, KeyResolver key, double cost) {
-    rules.add(new PendingRule(pattern, Objects.requireNonNull(limit, "limit"), null, Objects.requireNonNull(key, "key"),
-        Rule.checkCost(cost)));
+    rules.rule(pattern, limit, ServletKeys.key(Objects.requireNonNull(key, "key")), cost);
   }
 
   /** Replaces the trusted proxies and the header they write. */
   void clients(ClientAddress clients) {
-    this.clients = Objects.requireNonNull(clients, "clients");
+    rules.clients(Objects.requireNonNull(clients, "clients").proxies());
   }
 
   /** Trusts these proxies, with the header set so far; an all-covering list needs {@link #trustAllProxies()} first. */
   void trustedProxies(String proxies) {
-    this.clients = ClientAddress.parse(proxies, clients.header(), trustAllProxies);
+    rules.trustedProxies(proxies);
   }
 
   void forwardedHeader(ProxyHeader header) {
-    this.clients = clients.reading(header);
+    rules.forwardedHeader(header);
   }
 
   /** Allows trusted proxies that cover every address; checked when settled to be needed. */
   void trustAllProxies() {
-    this.trustAllProxies = true;
+    rules.trustAllProxies();
   }
 
   ClientAddress clients() {
-    return clients;
+    return ClientAddress.of(rules.clients());
   }
 
-  void headers(Headers headers) {
-    this.headers = Objects.requireNonNull(headers, "headers");
+  void headers(RateLimitHeaders headers) {
+    rules.headers(headers);
   }
 
   void missingKey(MissingKey policy) {
-    this.missingKey = Objects.requireNonNull(policy, "policy");
+    rules.missingKey(Objects.requireNonNull(policy, "policy").policy());
   }
 
   void rejection(RejectionHandler handler) {
@@ -101,23 +86,6 @@ final class FilterSetup {
    *     or a cost no request could pay
    */
   FilterSettings settle() {
-    if (limiter != null && limitsConfigured) {
-      throw new IllegalStateException("give either a limiter or limits (with clock, store, storeFailure), not both");
-    }
-    if (rules.isEmpty()) {
-      throw new IllegalStateException("no rules: a rate limit filter without rules would limit nothing");
-    }
-    if (trustAllProxies && !clients.trustsEveryAddress()) {
-      // an allowance nothing uses is a misunderstanding: it does not itself trust anyone
-      throw new IllegalStateException("trust-all-proxies is set, and no trusted proxy entry covers every address;"
-          + " it only allows such an entry (0.0.0.0/0, ::/0): remove it, or list the proxies");
-    }
-    RateLimiter decider = limiter != null ? limiter : limits.build();
-    Map<String, Limit> known = decider.limits();
-    List<Rule> resolved = new ArrayList<>(rules.size());
-    for (PendingRule pending : rules) {
-      resolved.add(pending.resolve(known, clients));
-    }
-    return new FilterSettings(decider, limiter == null, new Rules(resolved), headers, missingKey, rejection);
+    return new FilterSettings(rules.settle(), rejection);
   }
 }

@@ -2,6 +2,13 @@ package dev.ratelimit.servlet;
 
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.Limit;
+import dev.ratelimit.http.Keys;
+import dev.ratelimit.http.ProxyHeader;
+import dev.ratelimit.http.RateLimitHeaders;
+import dev.ratelimit.http.RequestKey;
+import dev.ratelimit.http.Rule;
+import dev.ratelimit.http.RuleLine;
+import dev.ratelimit.http.UrlPattern;
 import dev.ratelimit.store.RateLimitStore;
 import jakarta.servlet.FilterConfig;
 import java.util.ArrayList;
@@ -43,8 +50,8 @@ final class InitParams {
   private final FilterSetup setup = new FilterSetup();
   /** The limits read so far: each rule is checked against them as it is read, so that its error names its entry. */
   private final Map<String, Limit> limits = new LinkedHashMap<>();
-  private final ClassLoader loader = BuiltInKeys.loader();
-  private KeyResolver defaultKey;
+  private final ClassLoader loader = ServletKeys.loader();
+  private RequestKey defaultKey;
 
   private InitParams(Map<String, String> params) {
     this.params = params;
@@ -71,11 +78,12 @@ final class InitParams {
   private FilterSettings settings(String filterName, Object store) {
     refuseUnknownNames();
     clientAddress();
-    setup.headers(single(HEADERS, Headers::parse, Headers.DEFAULT));
+    setup.headers(single(HEADERS, RateLimitHeaders::parse, RateLimitHeaders.DEFAULT));
     setup.missingKey(single(MISSING_KEY, MissingKey::parse, MissingKey.GLOBAL));
     setup.limits().storeFailure(single(STORE_FAILURE, InitParams::storeFailure, FailurePolicy.LOCAL));
     store(store);
-    defaultKey = single(KEY_RESOLVER, value -> BuiltInKeys.instantiate(value, loader), KeyResolver.ip(setup.clients()));
+    defaultKey = single(KEY_RESOLVER, value -> new ServletKeys.Custom(ServletKeys.instantiate(value, loader)),
+        Keys.ip(setup.clients().proxies()));
     limits();
     int rules = shortForm(filterName) + rules();
     if (rules == 0) {
@@ -148,12 +156,12 @@ final class InitParams {
           + "', and init-param 'limits' defines '" + name + "' too; rename one");
     }
     addLimit(name, single(LIMIT, Limit::parse, null));
-    KeyResolver key = single(KEY, value -> BuiltInKeys.parse(value, setup.clients(), loader), defaultKey);
+    RequestKey key = single(KEY, value -> ServletKeys.parse(value, setup.clients(), loader), defaultKey);
     // a cost no request could pay is the cost's fault when given, else the limit's
     double cost = params.containsKey(COST)
         ? single(COST, value -> checked(name, key, RuleLine.cost(value)), 1.0)
         : single(LIMIT, value -> checked(name, key, 1), 1.0);
-    setup.rule(UrlPattern.parse("/*"), name, key, cost);
+    setup.ruleOn(UrlPattern.parse("/*"), name, key, cost);
     return 1;
   }
 
@@ -164,11 +172,11 @@ final class InitParams {
       entry(RULES, entry, () -> {
         RuleLine line = RuleLine.parse(entry);
         UrlPattern pattern = UrlPattern.parse(line.pattern());
-        KeyResolver key = line.keySpec() == null ? defaultKey
-            : BuiltInKeys.parse(line.keySpec(), setup.clients(), loader);
+        RequestKey key = line.keySpec() == null ? defaultKey
+            : ServletKeys.parse(line.keySpec(), setup.clients(), loader);
         double cost = line.cost() == null ? 1 : line.cost();
         Rule.of(pattern, line.limit(), limits, key, cost);
-        setup.rule(pattern, line.limit(), key, cost);
+        setup.ruleOn(pattern, line.limit(), key, cost);
       });
     }
     return entries.size();
@@ -179,7 +187,7 @@ final class InitParams {
     limits.put(name, limit);
   }
 
-  private double checked(String limit, KeyResolver key, double cost) {
+  private double checked(String limit, RequestKey key, double cost) {
     Rule.of(UrlPattern.parse("/*"), limit, limits, key, cost);
     return cost;
   }

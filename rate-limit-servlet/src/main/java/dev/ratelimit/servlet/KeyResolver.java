@@ -1,5 +1,6 @@
 package dev.ratelimit.servlet;
 
+import dev.ratelimit.http.Keys;
 import jakarta.servlet.http.HttpServletRequest;
 
 /**
@@ -29,17 +30,17 @@ public interface KeyResolver {
 
   /** The client's address (IPv6 grouped by /64), through the given trusted proxies. */
   static KeyResolver ip(ClientAddress clients) {
-    return new BuiltInKeys.Ip(clients);
+    return new ServletKeys.BuiltIn(Keys.ip(clients.proxies()));
   }
 
   /** A request header's value; missing when the header is absent or blank. */
   static KeyResolver header(String name) {
-    return new BuiltInKeys.Header(name);
+    return new ServletKeys.BuiltIn(Keys.header(name));
   }
 
   /** The authenticated user's name; missing for anonymous requests. */
   static KeyResolver principal() {
-    return BuiltInKeys.Principal.INSTANCE;
+    return new ServletKeys.BuiltIn(Keys.principal());
   }
 
   /**
@@ -47,6 +48,6 @@ public interface KeyResolver {
    * when absent or blank.
    */
   static KeyResolver param(String name) {
-    return new BuiltInKeys.Param(name);
+    return new ServletKeys.BuiltIn(Keys.param(name));
   }
 }

@@ -5,6 +5,11 @@ import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.http.Charges;
+import dev.ratelimit.http.ProxyHeader;
+import dev.ratelimit.http.RateLimitHeaders;
+import dev.ratelimit.http.Request;
+import dev.ratelimit.http.UrlPattern;
 import dev.ratelimit.store.RateLimitStore;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -102,9 +107,10 @@ public class RateLimitFilter extends HttpFilter {
       return;
     }
     request.setAttribute(counted, Boolean.TRUE);
-    Charges charges = Charges.of(settings.rules().matching(request), request, settings.missingKey());
+    Request view = ServletRequestView.of(request);
+    Charges charges = Charges.of(settings.rules().matching(view), view, settings.decided().missingKey());
     if (charges.missingKey() != null) {
-      settings.rejection().reject(request, response, charges.missingKey());
+      settings.rejection().reject(request, response, Rejection.of(charges.missingKey()));
     } else if (charges.isEmpty() || admitted(settings, charges, request, response)) {
       chain.doFilter(request, response);
     }
@@ -115,7 +121,7 @@ public class RateLimitFilter extends HttpFilter {
       HttpServletResponse response) throws IOException, ServletException {
     Charges.Verdict verdict;
     try {
-      verdict = charges.spend(settings.limiter(), settings.headers(), response);
+      verdict = charges.spend(settings.limiter(), settings.headers(), new ServletResponseView(response));
     } catch (StoreUnavailableException e) {
       // failure=closed: neither admitted nor counted
       RateLimitResponses.storeUnavailable(settings.rejection(), request, response, charges.closedLimit());
@@ -257,7 +263,7 @@ public class RateLimitFilter extends HttpFilter {
 
     /** Header families: {@code legacy}, {@code ietf}, {@code none}, and {@code epoch}. Default: legacy, ietf. */
     public Builder headers(String families) {
-      setup.headers(Headers.parse(Objects.requireNonNull(families, "families")));
+      setup.headers(RateLimitHeaders.parse(Objects.requireNonNull(families, "families")));
       return this;
     }
 

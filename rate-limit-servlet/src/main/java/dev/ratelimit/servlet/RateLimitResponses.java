@@ -2,15 +2,15 @@ package dev.ratelimit.servlet;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Decisions;
-import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.http.NamedLimitHeaders;
+import dev.ratelimit.http.RateLimitHeaders;
+import dev.ratelimit.http.Refusals;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The HTTP answer of docs/design.md §6 for decisions made outside the filter, such as a Spring MVC
@@ -19,10 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * headers, body and rounding as {@link RateLimitFilter}.
  */
 public final class RateLimitResponses {
-  private final RateLimiter limiter;
-  private final Headers headers;
+  private final NamedLimitHeaders headers;
   private final RejectionHandler rejection;
-  private final Map<String, String> policies = new ConcurrentHashMap<>();
 
   /**
    * @param families header families as in the filter's {@code headers}: legacy, ietf, none, epoch
@@ -33,35 +31,25 @@ public final class RateLimitResponses {
   }
 
   public RateLimitResponses(RateLimiter limiter, String families, RejectionHandler rejection) {
-    this.limiter = limiter;
-    this.headers = Headers.parse(families);
+    this.headers = new NamedLimitHeaders(limiter, RateLimitHeaders.parse(families));
     this.rejection = rejection;
   }
 
   /** Sets the headers of one limit's decision. */
   public void headers(HttpServletResponse response, String limit, Decision decision) {
-    headers.write(response, limit, policy(limit), decision, limiter.clock());
+    headers.write(new ServletResponseView(response), limit, decision);
   }
 
   /** Sets the headers of several limits decided together (all or nothing), in order. */
   public void headers(HttpServletResponse response, List<String> limits, Decisions decisions) {
-    if (limits.size() == 1) {
-      headers(response, limits.get(0), decisions.decisions().get(0));
-      return;
-    }
-    String[] names = limits.toArray(String[]::new);
-    String[] items = new String[names.length];
-    for (int i = 0; i < names.length; i++) {
-      items[i] = policy(names[i]);
-    }
-    headers.write(response, names, items, decisions, limiter.clock());
+    headers.write(new ServletResponseView(response), limits, decisions);
   }
 
   /** Answers a denial by {@code limit}: its headers, 429, {@code Retry-After} and the problem body. */
   public void rateLimited(HttpServletRequest request, HttpServletResponse response, String limit, Decision decision)
       throws IOException, ServletException {
-    headers(response, limit, decision);
-    rateLimited(rejection, request, response, limit, decision.retryAfterMillis());
+    rejection.reject(request, response,
+        Rejection.of(headers.rateLimited(new ServletResponseView(response), limit, decision)));
   }
 
   /** Answers a request refused because the store is down and {@code limit}'s policy is closed: 503. */
@@ -76,26 +64,13 @@ public final class RateLimitResponses {
    */
   static void rateLimited(RejectionHandler rejection, HttpServletRequest request, HttpServletResponse response,
       String limit, long retryAfterMillis) throws IOException, ServletException {
-    long retryAfter = Math.max(1, Headers.seconds(retryAfterMillis));
-    response.setHeader("Retry-After", Long.toString(retryAfter));
-    rejection.reject(request, response, Rejection.rateLimited(limit, retryAfter));
+    rejection.reject(request, response,
+        Rejection.of(Refusals.rateLimited(new ServletResponseView(response), limit, retryAfterMillis)));
   }
 
   /** The 503 of a closed policy while the store is down, for the filter too: the limiter retries within a second. */
   static void storeUnavailable(RejectionHandler rejection, HttpServletRequest request, HttpServletResponse response,
       String limit) throws IOException, ServletException {
-    response.setHeader("Retry-After", "1");
-    rejection.reject(request, response, Rejection.storeUnavailable(limit, 1));
-  }
-
-  private String policy(String name) {
-    return policies.computeIfAbsent(name, n -> {
-      Limit limit = limiter.limits().get(n);
-      if (limit == null) {
-        throw new IllegalArgumentException("unknown limit '" + n + "'; configured limits: "
-            + String.join(", ", limiter.limits().keySet()));
-      }
-      return Headers.policy(n, limit);
-    });
+    rejection.reject(request, response, Rejection.of(Refusals.storeUnavailable(new ServletResponseView(response), limit)));
   }
 }

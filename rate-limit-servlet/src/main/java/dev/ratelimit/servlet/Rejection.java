@@ -1,5 +1,6 @@
 package dev.ratelimit.servlet;
 
+import dev.ratelimit.http.Problem;
 import java.util.Objects;
 
 /**
@@ -14,18 +15,24 @@ public record Rejection(Reason reason, String limit, long retryAfterSeconds, Str
 
   /** The three ways a request is refused, each with its status, title and problem type. */
   public enum Reason {
-    RATE_LIMITED(429, "Too Many Requests", "https://iana.org/assignments/http-problem-types#quota-exceeded"),
-    STORE_UNAVAILABLE(503, "Service Unavailable", "about:blank"),
-    MISSING_KEY(400, "Bad Request", "about:blank");
+    RATE_LIMITED(Problem.Reason.RATE_LIMITED),
+    STORE_UNAVAILABLE(Problem.Reason.STORE_UNAVAILABLE),
+    MISSING_KEY(Problem.Reason.MISSING_KEY);
 
-    private final int status;
-    private final String title;
-    private final String type;
+    /** The one definition, shared with the reactive front ends. */
+    private final Problem.Reason reason;
 
-    Reason(int status, String title, String type) {
-      this.status = status;
-      this.title = title;
-      this.type = type;
+    Reason(Problem.Reason reason) {
+      this.reason = reason;
+    }
+
+    static Reason of(Problem.Reason reason) {
+      for (Reason value : values()) {
+        if (value.reason == reason) {
+          return value;
+        }
+      }
+      throw new IllegalArgumentException("unknown reason " + reason);
     }
   }
 
@@ -34,40 +41,43 @@ public record Rejection(Reason reason, String limit, long retryAfterSeconds, Str
     Objects.requireNonNull(limit, "limit");
   }
 
+  static Rejection of(Problem problem) {
+    return new Rejection(Reason.of(problem.reason()), problem.limit(), problem.retryAfterSeconds(),
+        problem.missingKey());
+  }
+
   static Rejection rateLimited(String limit, long retryAfterSeconds) {
-    return new Rejection(Reason.RATE_LIMITED, limit, retryAfterSeconds, null);
+    return of(Problem.rateLimited(limit, retryAfterSeconds));
   }
 
   static Rejection storeUnavailable(String limit, long retryAfterSeconds) {
-    return new Rejection(Reason.STORE_UNAVAILABLE, limit, retryAfterSeconds, null);
+    return of(Problem.storeUnavailable(limit, retryAfterSeconds));
   }
 
   static Rejection missingKey(String limit, String key) {
-    return new Rejection(Reason.MISSING_KEY, limit, 0, key);
+    return of(Problem.missingKey(limit, key));
+  }
+
+  private Problem problem() {
+    return new Problem(reason.reason, limit, retryAfterSeconds, missingKey);
   }
 
   public int status() {
-    return reason.status;
+    return problem().status();
   }
 
   public String title() {
-    return reason.title;
+    return problem().title();
   }
 
   /** The problem type: the IANA {@code quota-exceeded} type for 429, {@code about:blank} otherwise. */
   public String type() {
-    return reason.type;
+    return problem().type();
   }
 
   /** One sentence for people; names the limit, never the key's value (often an address or a user). */
   public String detail() {
-    return switch (reason) {
-      case RATE_LIMITED -> "Rate limit '" + limit + "' exceeded; retry in " + retryAfterSeconds + " s";
-      case STORE_UNAVAILABLE -> "Rate limit '" + limit + "' can't be checked: its store is unavailable; retry in "
-          + retryAfterSeconds + " s";
-      case MISSING_KEY -> "Rate limit '" + limit + "' needs a key from " + missingKey
-          + ", and the request has none";
-    };
+    return problem().detail();
   }
 
   /**
@@ -78,40 +88,6 @@ public record Rejection(Reason reason, String limit, long retryAfterSeconds, Str
    * @param instance the request URI
    */
   public String toJson(String instance) {
-    StringBuilder json = new StringBuilder(256).append('{');
-    member(json, "type", type()).append(',');
-    member(json, "title", title()).append(',');
-    json.append("\"status\":").append(status()).append(',');
-    member(json, "detail", detail()).append(',');
-    member(json, "instance", instance == null ? "" : instance).append(',');
-    member(json, "limit", limit);
-    if (reason == Reason.MISSING_KEY) {
-      member(json.append(','), "key", missingKey);
-    } else {
-      json.append(",\"retryAfter\":").append(retryAfterSeconds);
-    }
-    return json.append('}').toString();
-  }
-
-  private static StringBuilder member(StringBuilder json, String name, String value) {
-    json.append('"').append(name).append("\":\"");
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
-      switch (c) {
-        case '"' -> json.append("\\\"");
-        case '\\' -> json.append("\\\\");
-        case '\n' -> json.append("\\n");
-        case '\r' -> json.append("\\r");
-        case '\t' -> json.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            json.append(String.format("\\u%04x", (int) c));
-          } else {
-            json.append(c);
-          }
-        }
-      }
-    }
-    return json.append('"');
+    return problem().toJson(instance);
   }
 }

@@ -1,10 +1,11 @@
 package dev.ratelimit.servlet;
 
+import dev.ratelimit.http.Problem;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -22,12 +23,10 @@ public interface RejectionHandler {
   static RejectionHandler problemJson() {
     return (request, response, rejection) -> {
       byte[] body = rejection.toJson(request.getRequestURI()).getBytes(StandardCharsets.UTF_8);
-      response.setStatus(rejection.status());
-      // JSON is UTF-8 by definition (RFC 8259); no charset parameter, as RFC 9457 shows it
-      response.setContentType("application/problem+json");
-      response.setContentLength(body.length);
-      try (OutputStream out = response.getOutputStream()) {
-        out.write(body);
+      try {
+        new ServletResponseView(response).refuse(rejection.status(), Problem.CONTENT_TYPE, body);
+      } catch (UncheckedIOException e) {
+        throw e.getCause();
       }
     };
   }

@@ -3,6 +3,8 @@ package dev.ratelimit.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.http.IpAddress;
+import dev.ratelimit.http.ProxyHeader;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Random;
 import net.jqwik.api.Arbitraries;

@@ -83,7 +83,7 @@ class InitParamsTest {
   @Test
   void read_ruleKeyMayNameAClass() {
     FilterSettings settings = read("limits", API, "rules", "/t/* api key=" + TenantKey.class.getName());
-    assertThat(settings.rules().matching("/t/x")[0].key()).isInstanceOf(TenantKey.class);
+    assertThat(ServletKeys.resolver(settings.rules().matching("/t/x")[0].key())).isInstanceOf(TenantKey.class);
   }
 
   @ParameterizedTest
@@ -148,12 +148,12 @@ class InitParamsTest {
   void read_forwardedHeaderChoosesTheOnlyHeaderRead() {
     FilterSettings settings = read("limits", API, "rules", "/* api", "trusted-proxies", "10.0.0.0/8",
         "forwarded-header", "forwarded");
-    KeyResolver ip = settings.rules().matching("/x")[0].key();
+    KeyResolver ip = ServletKeys.resolver(settings.rules().matching("/x")[0].key());
     FakeHttp.Request request = new FakeHttp.Request().from("10.0.0.1")
         .header("X-Forwarded-For", "198.51.100.66").header("Forwarded", "for=203.0.113.9");
     assertThat(ip.resolve(request.build())).isEqualTo("203.0.113.9");
-    KeyResolver byDefault = read("limits", API, "rules", "/* api", "trusted-proxies", "10.0.0.0/8")
-        .rules().matching("/x")[0].key();
+    KeyResolver byDefault = ServletKeys.resolver(read("limits", API, "rules", "/* api", "trusted-proxies", "10.0.0.0/8")
+        .rules().matching("/x")[0].key());
     assertThat(byDefault.resolve(request.build())).isEqualTo("198.51.100.66");
   }
 
@@ -161,7 +161,7 @@ class InitParamsTest {
   void read_trustAllProxiesAllowsEntriesThatCoverEveryAddress() {
     FilterSettings settings = read("limits", API, "rules", "/* api key=ip", "trusted-proxies", "0.0.0.0/0 ::/0",
         "trust-all-proxies", "true");
-    KeyResolver ip = settings.rules().matching("/x")[0].key();
+    KeyResolver ip = ServletKeys.resolver(settings.rules().matching("/x")[0].key());
     assertThat(ip.resolve(new FakeHttp.Request().from("198.51.100.1").header("X-Forwarded-For", "203.0.113.9").build()))
         .isEqualTo("203.0.113.9");
     assertThat(read("limits", API, "rules", "/* api", "trusted-proxies", "10.0.0.0/8", "trust-all-proxies", "false")

@@ -1,0 +1,54 @@
+package dev.ratelimit.http;
+
+import dev.ratelimit.Limit;
+import dev.ratelimit.algorithm.SpecWriter;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One line of {@code rules}: requests matching {@code pattern} spend {@code cost} units of the
+ * limit named {@code limit}, from the bucket of the key {@code key} resolves.
+ *
+ * @param spec the limit itself, for the headers
+ * @param keyName the key as configured ({@code header:X-Api-Key}), for messages
+ * @param policy the limit's {@code RateLimit-Policy} item, the same on every response
+ */
+public record Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key, String keyName, double cost,
+    String policy) {
+
+  public Rule {
+    Objects.requireNonNull(pattern, "pattern");
+    Objects.requireNonNull(limit, "limit");
+    Objects.requireNonNull(spec, "spec");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(keyName, "keyName");
+    Objects.requireNonNull(policy, "policy");
+  }
+
+  /**
+   * A rule on one of the limiter's limits, checked now rather than on every request.
+   *
+   * @throws IllegalArgumentException for an unknown limit, or a cost no request could ever pay
+   */
+  public static Rule of(UrlPattern pattern, String limit, Map<String, Limit> limits, RequestKey key, double cost) {
+    Limit spec = limits.get(limit);
+    if (spec == null) {
+      throw new IllegalArgumentException("unknown limit '" + limit + "'; configured limits: "
+          + (limits.isEmpty() ? "none" : String.join(", ", limits.keySet())));
+    }
+    checkCost(cost);
+    double largest = spec.largestCount();
+    if (cost > largest) {
+      throw new IllegalArgumentException("cost " + SpecWriter.number(cost) + " is above what limit '" + limit
+          + "' can ever admit at once (" + SpecWriter.number(largest) + "): every request would be denied");
+    }
+    return new Rule(pattern, limit, spec, key, key.toString(), cost, RateLimitHeaders.policy(limit, spec));
+  }
+
+  public static double checkCost(double cost) {
+    if (!(cost >= 0) || Double.isInfinite(cost)) {
+      throw new IllegalArgumentException("cost must be a finite number, 0 or more, but was " + cost);
+    }
+    return cost;
+  }
+}

@@ -1,0 +1,134 @@
+package dev.ratelimit.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Decisions;
+import dev.ratelimit.Limit;
+import dev.ratelimit.LimitCall;
+import dev.ratelimit.ManualClock;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class RateLimitHeadersTest {
+  private final ManualClock clock = new ManualClock(1_700_000_000_000L);
+
+  private static Rule rule(String name, String spec) {
+    return Rule.of(UrlPattern.parse("/*"), name, Map.of(name, Limit.parse(spec)), Keys.header("X-Key"), 1);
+  }
+
+  private static Decisions decisions(Rule[] rules, Decision... decisions) {
+    List<LimitCall> calls = java.util.Arrays.stream(rules).map(r -> LimitCall.of(r.limit(), "k")).toList();
+    return new Decisions(calls, List.of(decisions));
+  }
+
+  /** Writes through the one-rule path for one rule, and checks the several-rules path agrees. */
+  private Map<String, String> write(RateLimitHeaders headers, Rule[] rules, Decision... decisions) {
+    FakeResponse response = new FakeResponse();
+    headers.write(response, rules, decisions(rules, decisions), clock);
+    if (rules.length == 1) {
+      FakeResponse single = new FakeResponse();
+      headers.write(single, rules[0], decisions[0], clock);
+      assertThat(single.headers).isEqualTo(response.headers);
+    }
+    return response.headers;
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "token-bucket rate=100 period=1m | \"api\";q=100;w=60",
+      "token-bucket rate=100 period=1m capacity=20 | \"api\";q=20;w=12",
+      "gcra rate=5 period=1s capacity=10 | \"api\";q=10;w=2",
+      "token-bucket rate=7 period=1s capacity=1 | \"api\";q=1;w=1",
+      "token-bucket rate=3 period=10s | \"api\";q=3;w=10",
+      "10/1m capacity=2.5 | \"api\";q=2;w=15",
+      "fixed-window rate=100 period=1h | \"api\";q=100;w=3600",
+      "fixed-window rate=10 period=1m capacity=25 | \"api\";q=25;w=180",
+      "sliding-window rate=100 period=1m | \"api\";q=100;w=60",
+      "sliding-window rate=10 period=1500ms buckets=10 | \"api\";q=10;w=2",
+      "sliding-log rate=20 period=10s | \"api\";q=20;w=10",
+      "quota rate=1000 cadence=month | \"api\";q=1000",
+      "token-bucket rate=100 period=1m shards=4 | \"api\";q=100;w=60",
+  })
+  void policy_givesCapacityAndSecondsToRefillFromEmpty(String spec, String policy) {
+    assertThat(rule("api", spec).policy()).isEqualTo(policy);
+  }
+
+  @Test
+  void write_setsBothFamiliesForOneLimit() {
+    Rule[] rules = {rule("api", "token-bucket rate=100 period=1m")};
+    assertThat(write(RateLimitHeaders.DEFAULT, rules, new Decision(true, 41.7, 100, 0, 34_999))).containsExactly(
+        entry("X-RateLimit-Limit", "100"),
+        entry("X-RateLimit-Remaining", "41"),
+        entry("X-RateLimit-Reset", "35"),
+        entry("RateLimit-Policy", "\"api\";q=100;w=60"),
+        entry("RateLimit", "\"api\";r=41;t=35"));
+  }
+
+  @Test
+  void write_legacyDescribesTheMostRestrictiveAndIetfListsEveryPolicy() {
+    Rule[] rules = {rule("api", "token-bucket rate=100 period=1m"), rule("burst", "token-bucket rate=5 period=1s")};
+    Map<String, String> admitted = write(RateLimitHeaders.DEFAULT, rules,
+        new Decision(true, 90, 100, 0, 6_000), new Decision(true, 2, 5, 0, 600));
+    assertThat(admitted).containsExactly(
+        entry("X-RateLimit-Limit", "5"),
+        entry("X-RateLimit-Remaining", "2"),
+        entry("X-RateLimit-Reset", "1"),
+        entry("RateLimit-Policy", "\"api\";q=100;w=60, \"burst\";q=5;w=1"),
+        entry("RateLimit", "\"api\";r=90;t=6, \"burst\";r=2;t=1"));
+    // denied: the denying limit with the longest wait, though the other has fewer left
+    Map<String, String> denied = write(RateLimitHeaders.DEFAULT, rules,
+        new Decision(false, 0.5, 100, 3_000, 60_000), new Decision(true, 0, 5, 0, 1_000));
+    assertThat(denied).contains(entry("X-RateLimit-Limit", "100"), entry("X-RateLimit-Remaining", "0"),
+        entry("X-RateLimit-Reset", "60"));
+  }
+
+  @Test
+  void write_epochGivesAbsoluteSecondsRoundedUp() {
+    Rule[] rules = {rule("api", "10/1m")};
+    assertThat(write(RateLimitHeaders.parse("legacy,epoch"), rules, new Decision(true, 9, 10, 0, 6_000)))
+        .containsExactly(entry("X-RateLimit-Limit", "10"), entry("X-RateLimit-Remaining", "9"),
+            entry("X-RateLimit-Reset", "1700000006"));
+    clock.advanceMillis(1);
+    assertThat(write(RateLimitHeaders.parse("legacy epoch"), rules, new Decision(true, 9, 10, 0, 6_000)))
+        .containsEntry("X-RateLimit-Reset", "1700000007");
+  }
+
+  @Test
+  void write_familiesAreSelectable() {
+    Rule[] rules = {rule("api", "10/1m")};
+    Decision decision = new Decision(true, 9, 10, 0, 6_000);
+    assertThat(write(RateLimitHeaders.parse("none"), rules, decision)).isEmpty();
+    assertThat(write(RateLimitHeaders.parse("ietf"), rules, decision)).containsOnlyKeys("RateLimit-Policy", "RateLimit");
+    assertThat(write(RateLimitHeaders.parse(" LEGACY "), rules, decision))
+        .containsOnlyKeys("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset");
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', quoteCharacter = '"', value = { // the messages quote with '
+      "legacy,fancy | unknown header family 'fancy'; allowed: legacy, ietf, none, and epoch (X-RateLimit-Reset as absolute epoch seconds)",
+      "\"\" | no header family; allowed: legacy, ietf, none, and epoch (X-RateLimit-Reset as absolute epoch seconds)",
+      "none,ietf | 'none' can't be combined with other header families",
+      "ietf,epoch | 'epoch' changes X-RateLimit-Reset and needs 'legacy'",
+  })
+  void parse_refusesUnknownFamilies(String value, String message) {
+    assertThatThrownBy(() -> RateLimitHeaders.parse(value)).isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+  }
+
+  @ParameterizedTest
+  @CsvSource({"41.99, 41", "42, 42", "41.999999999999996, 42", "0.3, 0", "-2.5, 0", "0, 0"})
+  void units_roundDownNeverBelowZeroIgnoringFloatNoise(double value, long units) {
+    assertThat(RateLimitHeaders.units(value, 100)).isEqualTo(units);
+  }
+
+  @ParameterizedTest
+  @CsvSource({"0, 0", "1, 1", "999, 1", "1000, 1", "1001, 2", "59999, 60"})
+  void seconds_roundUp(long millis, long seconds) {
+    assertThat(RateLimitHeaders.seconds(millis)).isEqualTo(seconds);
+  }
+}

@@ -1,0 +1,54 @@
+package dev.ratelimit.webflux;
+
+import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.http.NamedLimitHeaders;
+import dev.ratelimit.http.Problem;
+import dev.ratelimit.http.RateLimitHeaders;
+import dev.ratelimit.http.Refusals;
+import org.springframework.core.Ordered;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebExceptionHandler;
+import reactor.core.publisher.Mono;
+
+/**
+ * Answers {@link RateLimitExceededException} (from a {@code @RateLimited} method) in a WebFlux
+ * application with the filter's 429 (docs/design.md §6.5): the denying limit's headers,
+ * {@code Retry-After} and the problem body; and {@link StoreUnavailableException} (a limit with
+ * {@code failure=closed} while the store is down) with 503. The application's own
+ * {@code @ExceptionHandler}s run first; this runs before Spring Boot's error handler.
+ */
+public final class RateLimitExceptionHandler implements WebExceptionHandler, Ordered {
+  /** Before Spring Boot's {@code DefaultErrorWebExceptionHandler} (-1), which would answer 500. */
+  public static final int ORDER = -2;
+
+  private final NamedLimitHeaders headers;
+
+  /**
+   * @param families header families as in the filter's {@code headers}: legacy, ietf, none, epoch
+   * @throws IllegalArgumentException naming an unknown family
+   */
+  public RateLimitExceptionHandler(RateLimiter limiter, String families) {
+    this.headers = new NamedLimitHeaders(limiter, RateLimitHeaders.parse(families));
+  }
+
+  @Override
+  public Mono<Void> handle(ServerWebExchange exchange, Throwable failure) {
+    if (exchange.getResponse().isCommitted()
+        || !(failure instanceof RateLimitExceededException || failure instanceof StoreUnavailableException)) {
+      return Mono.error(failure);
+    }
+    ExchangeResponse response = new ExchangeResponse(exchange.getResponse());
+    Problem problem = failure instanceof RateLimitExceededException exceeded
+        ? headers.rateLimited(response, exceeded.limitName(), exceeded.decision())
+        : Refusals.storeUnavailable(response, "");
+    problem.write(response, exchange.getRequest().getPath().value());
+    return response.write();
+  }
+
+  @Override
+  public int getOrder() {
+    return ORDER;
+  }
+}

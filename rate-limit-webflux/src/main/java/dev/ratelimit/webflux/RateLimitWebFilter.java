@@ -1,0 +1,267 @@
+package dev.ratelimit.webflux;
+
+import dev.ratelimit.Clock;
+import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.Limit;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.http.Charges;
+import dev.ratelimit.http.Keys;
+import dev.ratelimit.http.Problem;
+import dev.ratelimit.http.ProxyHeader;
+import dev.ratelimit.http.RateLimitHeaders;
+import dev.ratelimit.http.Refusals;
+import dev.ratelimit.http.Rule;
+import dev.ratelimit.http.RuleSettings;
+import dev.ratelimit.http.RuleSetup;
+import dev.ratelimit.http.UrlPattern;
+import dev.ratelimit.store.RateLimitStore;
+import java.security.Principal;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.core.Ordered;
+import org.springframework.http.server.PathContainer;
+import org.springframework.util.MultiValueMap;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+import reactor.core.publisher.Mono;
+
+/**
+ * Rate limits WebFlux requests with the servlet filter's contract (docs/design.md §6): each
+ * request matching a rule spends from its key's bucket, once; every limited response carries the
+ * rate limit headers, and a denied request gets 429 with {@code Retry-After} and the problem+json
+ * body. Rules match Spring path patterns ({@code /api/**}); keys are {@code ip},
+ * {@code header:NAME}, {@code principal} (the reactive security context's user),
+ * {@code param:NAME} (query, or a form body, which WebFlux keeps for the handler), their options
+ * ({@code |lower|trim|nfkc}), or SpEL {@code #{...}} over {@code #exchange} and {@code #request}.
+ *
+ * <p>The decision is the limiter's asynchronous call: with a remote store (Redis) the event loop
+ * is never blocked, and the request goes on when the store answers.
+ *
+ * <pre>{@code
+ * @Bean
+ * RateLimitWebFilter rateLimitWebFilter(RateLimiter limiter) {
+ *   return RateLimitWebFilter.builder().limiter(limiter)
+ *       .rule("/api/**", "api", "ip", 1)
+ *       .rule("/login", "login", "param:user|lower|trim", 1)
+ *       .build();
+ * }
+ * }</pre>
+ */
+public final class RateLimitWebFilter implements WebFilter, Ordered {
+  /**
+   * After Spring Security's filter chain (-100), so that {@code principal} keys see the user, and
+   * before the application's own filters.
+   */
+  public static final int ORDER = -50;
+
+  private final RuleSettings settings;
+  private final boolean readsPrincipal;
+  private final boolean readsForm;
+  private final int order;
+
+  private RateLimitWebFilter(RuleSettings settings, int order) {
+    this.settings = settings;
+    this.order = order;
+    this.readsPrincipal = settings.rules().all().stream().anyMatch(rule -> Keys.readsPrincipal(rule.key()));
+    this.readsForm = settings.rules().all().stream().anyMatch(rule -> Keys.readsParam(rule.key()));
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  @Override
+  public int getOrder() {
+    return order;
+  }
+
+  @Override
+  public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+    Rule[] matched = settings.rules().matching(new ExchangeRequest(exchange, null, null));
+    if (matched.length == 0) {
+      return chain.filter(exchange);
+    }
+    boolean principal = false;
+    boolean form = false;
+    for (Rule rule : matched) {
+      principal |= readsPrincipal && Keys.readsPrincipal(rule.key());
+      form |= readsForm && Keys.readsParam(rule.key());
+    }
+    if (!principal && !form) {
+      return decide(new ExchangeRequest(exchange, null, null), matched, chain);
+    }
+    // what WebFlux gives only asynchronously is read first, so that the keys never block
+    Mono<Optional<String>> user = principal
+        ? exchange.getPrincipal().map(Principal::getName).map(Optional::of).defaultIfEmpty(Optional.empty())
+        : Mono.just(Optional.empty());
+    Mono<Optional<MultiValueMap<String, String>>> fields = form
+        ? exchange.getFormData().map(Optional::of).defaultIfEmpty(Optional.empty())
+        : Mono.just(Optional.empty());
+    return Mono.zip(user, fields).flatMap(read ->
+        decide(new ExchangeRequest(exchange, read.getT1().orElse(null), read.getT2().orElse(null)), matched, chain));
+  }
+
+  private Mono<Void> decide(ExchangeRequest request, Rule[] matched, WebFilterChain chain) {
+    ServerWebExchange exchange = request.exchange();
+    Charges charges = Charges.of(matched, request, settings.missingKey());
+    ExchangeResponse response = new ExchangeResponse(exchange.getResponse());
+    if (charges.missingKey() != null) {
+      return refuse(charges.missingKey(), exchange, response);
+    }
+    if (charges.isEmpty()) {
+      return chain.filter(exchange);
+    }
+    return Mono.fromCompletionStage(() -> charges.spendAsync(settings.limiter(), settings.headers(), response))
+        .flatMap(verdict -> verdict.allowed() ? chain.filter(exchange)
+            : refuse(Refusals.rateLimited(response, verdict.limit(), verdict.retryAfterMillis()), exchange, response))
+        .onErrorResume(RateLimitWebFilter::storeUnavailable,
+            // failure=closed: neither admitted nor counted
+            e -> refuse(Refusals.storeUnavailable(response, charges.closedLimit()), exchange, response));
+  }
+
+  private static boolean storeUnavailable(Throwable failure) {
+    Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    return cause instanceof StoreUnavailableException;
+  }
+
+  private static Mono<Void> refuse(Problem problem, ServerWebExchange exchange, ExchangeResponse response) {
+    problem.write(response, exchange.getRequest().getPath().value());
+    return response.write();
+  }
+
+  /** Closes the limiter when this filter made it (its limits given to the builder). */
+  public void close() {
+    if (settings.ownsLimiter()) {
+      settings.limiter().close();
+    }
+  }
+
+  /**
+   * Configures a filter. Either give a {@link RateLimiter}, or its limits (and clock, store,
+   * store failure policy) here; then the rules, which {@link #build()} checks.
+   */
+  public static final class Builder {
+    private final RuleSetup setup = new RuleSetup();
+    private final PathPatternParser parser = PathPatternParser.defaultInstance;
+    private BeanFactory beanFactory;
+    private int order = ORDER;
+
+    private Builder() {
+      setup.customKeys(new Keys.Custom(SpelKey::isSpel, key -> SpelKey.parse(key, beanFactory),
+          "a SpEL expression #{...} over #exchange and #request"));
+    }
+
+    /** Decides on this limiter (its limits, store and clock); the filter will not close it. */
+    public Builder limiter(RateLimiter limiter) {
+      setup.limiter(limiter);
+      return this;
+    }
+
+    /** Adds a named limit from a spec, such as {@code token-bucket rate=100 period=1m}. */
+    public Builder limit(String name, String spec) {
+      return limit(name, Limit.parse(spec));
+    }
+
+    public Builder limit(String name, Limit limit) {
+      setup.limits().limit(name, limit);
+      return this;
+    }
+
+    /** The clock of the limiter this builder makes; for tests, a {@link dev.ratelimit.ManualClock}. */
+    public Builder clock(Clock clock) {
+      setup.limits().clock(clock);
+      return this;
+    }
+
+    public Builder store(RateLimitStore store) {
+      setup.limits().store(store);
+      return this;
+    }
+
+    /** What limits without their own {@code failure=} do while a remote store is down. */
+    public Builder storeFailure(FailurePolicy policy) {
+      setup.limits().storeFailure(policy);
+      return this;
+    }
+
+    /** Requests matching the Spring path pattern spend 1 unit of the limit, keyed by client address. */
+    public Builder rule(String pattern, String limit) {
+      return rule(pattern, limit, "ip", 1);
+    }
+
+    /**
+     * Requests whose path within the application matches the Spring path pattern
+     * ({@code /api/**}) spend {@code cost} units of the limit.
+     *
+     * @param key {@code ip}, {@code header:NAME}, {@code principal}, {@code param:NAME}, any but
+     *     {@code ip} with options ({@code param:user|lower|trim}), or SpEL {@code #{...}}
+     * @throws IllegalArgumentException for a pattern Spring can't parse
+     */
+    public Builder rule(String pattern, String limit, String key, double cost) {
+      PathPattern parsed = parser.parse(Objects.requireNonNull(pattern, "pattern"));
+      setup.rule(UrlPattern.custom(pattern, path -> parsed.matches(PathContainer.parsePath(path))), limit, key, cost);
+      return this;
+    }
+
+    /** Where SpEL keys find beans ({@code @name}). */
+    public Builder beanFactory(BeanFactory beanFactory) {
+      this.beanFactory = beanFactory;
+      return this;
+    }
+
+    /**
+     * Proxies whose forwarded header is believed: addresses and CIDR blocks, comma- or
+     * space-separated. Entries that cover every address need {@link #trustAllProxies()} first.
+     */
+    public Builder trustedProxies(String proxies) {
+      setup.trustedProxies(proxies);
+      return this;
+    }
+
+    /** The header the trusted proxies write: {@code x-forwarded-for} (default), {@code forwarded} or {@code x-real-ip}. */
+    public Builder forwardedHeader(String header) {
+      setup.forwardedHeader(ProxyHeader.parse(Objects.requireNonNull(header, "header")));
+      return this;
+    }
+
+    /** Allows trusted proxy entries that cover every address: only if every peer is a proxy. */
+    public Builder trustAllProxies() {
+      setup.trustAllProxies();
+      return this;
+    }
+
+    /** Header families: {@code legacy}, {@code ietf}, {@code none}, and {@code epoch}. Default: legacy, ietf. */
+    public Builder headers(String families) {
+      setup.headers(RateLimitHeaders.parse(Objects.requireNonNull(families, "families")));
+      return this;
+    }
+
+    /** What a rule does with a request without its key: {@code global} (default), {@code skip} or {@code deny}. */
+    public Builder missingKey(String policy) {
+      setup.missingKey(dev.ratelimit.http.MissingKey.parse(Objects.requireNonNull(policy, "policy")));
+      return this;
+    }
+
+    /** The filter's place among the application's WebFilters; default {@link #ORDER}. */
+    public Builder order(int order) {
+      this.order = order;
+      return this;
+    }
+
+    /**
+     * @throws IllegalStateException when both a limiter and limits are given, no rule, or
+     *     {@link #trustAllProxies()} with no trusted proxy entry that needs it
+     * @throws IllegalArgumentException naming the rule that refers to an unknown limit, a bad key
+     *     or a cost no request could pay
+     */
+    public RateLimitWebFilter build() {
+      return new RateLimitWebFilter(setup.settle(), order);
+    }
+  }
+}
