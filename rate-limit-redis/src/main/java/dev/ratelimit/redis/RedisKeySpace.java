@@ -5,6 +5,7 @@ import dev.ratelimit.Limit;
 import dev.ratelimit.algorithm.LimitKind;
 import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.Operation;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -89,7 +90,7 @@ final class RedisKeySpace implements KeySpace {
     return op == Operation.RESERVE ? maxWaitMillis : 0;
   }
 
-  private Decision decision(String reply) {
+  private Decision decision(List<Object> reply) {
     return Args.decision(reply, capacity);
   }
 

@@ -62,8 +62,8 @@ public final class RedisStore implements RateLimitStore {
   private final Runnable closer;
 
   private RedisStore(RedisConnector.Connected connected, Builder options) {
-    this.runner = new ScriptRunner(connected.commands(), connected.timer(), options.timeout.toMillis(),
-        connected.where());
+    this.runner = new ScriptRunner(connected.commands(), connected.cluster(), connected.timer(),
+        options.timeout.toMillis(), connected.where());
     long deadlineMillis = Math.max(1, (options.deadline != null ? options.deadline : options.timeout).toMillis());
     this.backlog = new Backlog(options.maxPending, deadlineMillis, connected.timer(), connected.where());
     this.keyNames = new KeyNames(options.prefix);
