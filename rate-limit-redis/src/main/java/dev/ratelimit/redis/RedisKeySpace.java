@@ -10,7 +10,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The keys of one limit in a {@link RedisStore}: every request is decided by the limit's Lua
- * script, one {@code EVALSHA} per call, shared with concurrent requests ({@link ScriptBatcher}).
+ * script, one {@code FCALL} or {@code EVALSHA} per call, shared with concurrent requests
+ * ({@link ScriptBatcher}).
  * This class says what the script reads: the limit's parameters, its fingerprint, each
  * request's key, offset and operation.
  */

@@ -2,7 +2,7 @@
 --
 -- A key holds one string: the fingerprint of the limit that wrote it (FINGERPRINT_LENGTH hex
 -- digits), then that kind's numbers: packed doubles after '=' (word.lua), or text after ' '
--- (%.17g for fractions). A kind's load(L, value) returns the fingerprint and the state. A value
+-- (%.17g for fractions; the sliding kinds and quotas). A kind's load(L, value) returns the fingerprint and the state. A value
 -- written under another limit (the same name bound to a different limit) reads as a fresh key,
 -- so binding a name to another limit starts from fresh state.
 
