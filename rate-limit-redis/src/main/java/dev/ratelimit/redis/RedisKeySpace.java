@@ -5,11 +5,13 @@ import dev.ratelimit.Limit;
 import dev.ratelimit.algorithm.LimitKind;
 import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.Operation;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * The keys of one limit in a {@link RedisStore}: every request is decided by the limit's Lua
- * script, one {@code EVALSHA} per call, shared with concurrent requests ({@link ScriptBatcher}).
+ * script, one {@code FCALL} or {@code EVALSHA} per call, shared with concurrent requests
+ * ({@link ScriptBatcher}).
  * This class says what the script reads: the limit's parameters, its fingerprint, each
  * request's key, offset and operation.
  */
@@ -89,7 +91,7 @@ final class RedisKeySpace implements KeySpace {
     return op == Operation.RESERVE ? maxWaitMillis : 0;
   }
 
-  private Decision decision(String reply) {
+  private Decision decision(List<Object> reply) {
     return Args.decision(reply, capacity);
   }
 

@@ -22,7 +22,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Keeps limits' state in Redis, so that every application node makes the same decisions
- * (DESIGN.md §4). Each decision is one Lua script per algorithm, run with {@code EVALSHA}: at most
+ * (DESIGN.md §4). Each decision is one Lua script per algorithm, run with {@code FCALL} on Redis 7
+ * (a function library) or {@code EVALSHA}: at most
  * one Redis command per decision, atomic, no compare-and-swap retries; concurrent decisions on one
  * hot key share one script call that decides each in order. Time is Redis {@code TIME}, so nodes
  * with skewed clocks agree. Keys are {@code prefix:{name:key}}; each expires when its state is
@@ -62,8 +63,8 @@ public final class RedisStore implements RateLimitStore {
   private final Runnable closer;
 
   private RedisStore(RedisConnector.Connected connected, Builder options) {
-    this.runner = new ScriptRunner(connected.commands(), connected.timer(), options.timeout.toMillis(),
-        connected.where());
+    this.runner = new ScriptRunner(connected.commands(), connected.cluster(), connected.timer(),
+        options.timeout.toMillis(), connected.where());
     long deadlineMillis = Math.max(1, (options.deadline != null ? options.deadline : options.timeout).toMillis());
     this.backlog = new Backlog(options.maxPending, deadlineMillis, connected.timer(), connected.where());
     this.keyNames = new KeyNames(options.prefix);

@@ -18,6 +18,11 @@ import java.util.Map;
  * One Lua script, assembled from the resources next to this class: the argument layout
  * ({@link ScriptArguments#lua()}), the shared rules, the decision assembly of its family (word
  * or object), the algorithm, and a driver. Its SHA-1 is what {@code EVALSHA} sends.
+ *
+ * <p>The same parts also make a Redis Functions library ({@link #library()}, Redis 7+), called
+ * with {@code FCALL}: a script run by {@code EVALSHA} defines its few dozen local functions
+ * again on every call, a library builds them once (on its first call: Redis 7.0 lets a library
+ * reach only the {@code redis} API while it loads) and each call runs the driver alone.
  */
 final class Script {
   /** One script per kind, named as the kind is in specs: its Lua file is {@code <kind>.lua}. */
@@ -30,12 +35,17 @@ final class Script {
   private final String name;
   private final String source;
   private final String sha;
+  private final String library;
 
-  private Script(String name, String source) {
+  private Script(String name, String source, String library) {
     this.name = name;
     this.source = source;
     this.sha = sha1(source);
+    this.library = library.replace(FUNCTION_NAME, function());
   }
+
+  /** Where the library names its function: the script's SHA-1 is only known once it is assembled. */
+  private static final String FUNCTION_NAME = "@FUNCTION@";
 
   /** The script that decides requests on one key of a limit of this kind. */
   static Script forKind(String kind) {
@@ -58,6 +68,19 @@ final class Script {
     return sha;
   }
 
+  /**
+   * The function {@code FCALL} calls, named by the script's SHA-1 (as the library is), so that
+   * a server holding another version's library never runs it for this one.
+   */
+  String function() {
+    return "ratelimit_" + sha;
+  }
+
+  /** The library that {@code FUNCTION LOAD} loads: the same Lua as {@link #source()}, run as a function. */
+  String library() {
+    return library;
+  }
+
   private static Map<String, Script> forEachKind() {
     Map<String, Script> scripts = new HashMap<>();
     for (LimitKind kind : LimitKind.all()) {
@@ -77,13 +100,32 @@ final class Script {
     }
     kinds.forEach(kind -> parts.add(kind.spec()));
     parts.add("state");
-    parts.add(driver);
-    StringBuilder source = new StringBuilder("-- rate-limit: ").append(name).append(" (dev.ratelimit.redis)\n");
-    source.append('\n').append(ScriptArguments.lua());
+    StringBuilder body = new StringBuilder().append(ScriptArguments.lua());
     for (String part : parts) {
-      source.append("\n-- ==== ").append(part).append(".lua ====\n").append(resource(part + ".lua"));
+      body.append("\n-- ==== ").append(part).append(".lua ====\n").append(resource(part + ".lua"));
     }
-    return new Script(name, source.toString());
+    String driverCode = "\n-- ==== " + driver + ".lua ====\n" + resource(driver + ".lua");
+    String source = "-- rate-limit: " + name + " (dev.ratelimit.redis)\n\n" + body + driverCode;
+    // KEYS and ARGV are the function's arguments: upvalues the driver sets before it runs, where
+    // the script reads the globals EVALSHA sets
+    String library = "#!lua name=" + FUNCTION_NAME + "\n"
+        + "-- rate-limit: " + name + " (dev.ratelimit.redis), as a Redis Functions library\n"
+        + "local function build()\n"
+        + "local KEYS, ARGV\n"
+        + body
+        + "\nreturn function(keys, argv)\n"
+        + "KEYS, ARGV = keys, argv\n"
+        + driverCode
+        + "\nend\n"
+        + "end\n\n"
+        + "local decide\n"
+        + "redis.register_function('" + FUNCTION_NAME + "', function(keys, argv)\n"
+        + "  if decide == nil then\n"
+        + "    decide = build()\n"
+        + "  end\n"
+        + "  return decide(keys, argv)\n"
+        + "end)\n";
+    return new Script(name, source, library);
   }
 
   private static String resource(String file) {

@@ -69,7 +69,7 @@ final class ScriptBatcher {
    * @param offset the key's window offset for a fixed window with a random phase, else {@code -}
    * @param encoded {@code op count maxWait}, as the script reads it
    */
-  String decide(String redisKey, String offset, String encoded) {
+  List<Object> decide(String redisKey, String offset, String encoded) {
     if (!backlog.enter()) {
       throw backlog.full();
     }
@@ -78,7 +78,7 @@ final class ScriptBatcher {
   }
 
   /** The reply to one request, without waiting. */
-  CompletableFuture<String> decideAsync(String redisKey, String offset, String encoded) {
+  CompletableFuture<List<Object>> decideAsync(String redisKey, String offset, String encoded) {
     if (!backlog.enter()) {
       return CompletableFuture.failedFuture(backlog.full());
     }
@@ -86,7 +86,7 @@ final class ScriptBatcher {
   }
 
   /** A synchronous caller's wait for its reply; if its call chose it, it then wakes the others. */
-  private String await(Request request, long deadline) {
+  private List<Object> await(Request request, long deadline) {
     try {
       return backlog.await(request.reply, deadline);
     } finally {
@@ -108,7 +108,7 @@ final class ScriptBatcher {
     /** Whether a thread blocks until the reply comes (the synchronous API): it times its own wait. */
     final boolean waitedFor;
     /** Its decision as the script wrote it. */
-    final CompletableFuture<String> reply = new CompletableFuture<>();
+    final CompletableFuture<List<Object>> reply = new CompletableFuture<>();
     /** Fails the reply of an asynchronous request at its deadline; {@code null} for a synchronous one. */
     final Timeout expiry;
     /** Set before {@link #reply} completes when this request's thread is to wake the others of its call. */
@@ -143,21 +143,21 @@ final class ScriptBatcher {
    */
   private static final class Call {
     private final List<Request> requests;
-    private final String[] replies;
+    private final List<List<Object>> replies;
     private final AtomicBoolean handedOut = new AtomicBoolean();
 
-    Call(List<Request> requests, String[] replies) {
+    Call(List<Request> requests, List<List<Object>> replies) {
       this.requests = requests;
       this.replies = replies;
     }
 
     /** On the event loop: wakes one waiting thread to hand the replies out, or hands them out. */
     void complete() {
-      for (int i = 0; i < replies.length; i++) {
+      for (int i = 0; i < replies.size(); i++) {
         Request request = requests.get(i);
         if (request.waitedFor && !request.abandoned) {
           request.handOut = this;
-          request.reply.complete(replies[i]);
+          request.reply.complete(replies.get(i));
           if (request.abandoned) {
             handOut(); // its thread left without seeing the hand-out, or may have
           }
@@ -170,8 +170,8 @@ final class ScriptBatcher {
     /** Completes every request, once. */
     void handOut() {
       if (handedOut.compareAndSet(false, true)) {
-        for (int i = 0; i < replies.length; i++) {
-          requests.get(i).reply.complete(replies[i]);
+        for (int i = 0; i < replies.size(); i++) {
+          requests.get(i).reply.complete(replies.get(i));
         }
       }
     }
@@ -251,12 +251,12 @@ final class ScriptBatcher {
     }
     store.runner().run(script, keys, args).whenComplete((reply, failure) -> {
       Throwable error = failure;
-      String[] replies = null;
+      List<List<Object>> replies = null;
       if (error == null) {
         try {
-          replies = new String[ordered.size()];
-          for (int i = 0; i < replies.length; i++) {
-            replies[i] = Args.reply(reply, i);
+          replies = new ArrayList<>(ordered.size());
+          for (int i = 0; i < ordered.size(); i++) {
+            replies.add(Args.reply(reply, i));
           }
         } catch (RuntimeException e) {
           error = e;

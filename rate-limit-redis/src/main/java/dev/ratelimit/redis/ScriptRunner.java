@@ -7,6 +7,7 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisFunctionAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
@@ -18,9 +19,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs a {@link Script}: {@code EVALSHA}, and {@code EVAL} (which also caches the script) when
- * Redis answers {@code NOSCRIPT}, as after a restart or on a Cluster node that has not seen it
- * yet. Every call fails within the command timeout, whatever the connection's own options, and
+ * Runs a {@link Script}: on Redis 7 and later (not in a Cluster) as a function, {@code FCALL},
+ * loading its library with {@code FUNCTION LOAD} when Redis does not know the function yet
+ * (after a restart, a flush, or a failover to a replica that missed it); elsewhere, or once a
+ * server has refused {@code FCALL} as an unknown command, {@code EVALSHA}, and {@code EVAL}
+ * (which also caches the script) when Redis answers {@code NOSCRIPT}, as after a restart or on
+ * a Cluster node that has not seen it yet. Both run the same Lua and reply the same. Every call fails within the command timeout, whatever the connection's own options, and
  * every failure is translated: Redis unreachable, slow or not ready is a
  * {@link StoreUnavailableException} (the limiter then applies the failure policy); a script
  * error is an {@link IllegalStateException} naming the script.
@@ -31,6 +35,12 @@ final class ScriptRunner {
       "TRYAGAIN", "READONLY", "OOM", "NOREPLICAS", "MISCONF");
 
   private final RedisScriptingAsyncCommands<String, String> commands;
+  /**
+   * The same connection's function commands, or {@code null}: in a Cluster (a library would have
+   * to be loaded on each primary, where EVAL on NOSCRIPT reaches the key's node by itself), or
+   * once the server has refused FCALL (before Redis 7).
+   */
+  private volatile RedisFunctionAsyncCommands<String, String> functions;
   private final Timer timer;
   private final long timeoutMillis;
   private final String where;
@@ -38,8 +48,11 @@ final class ScriptRunner {
   /**
    * @param where the store as users know it, for messages: its URI (without credentials)
    */
-  ScriptRunner(RedisScriptingAsyncCommands<String, String> commands, Timer timer, long timeoutMillis, String where) {
+  ScriptRunner(RedisScriptingAsyncCommands<String, String> commands, boolean cluster, Timer timer, long timeoutMillis,
+      String where) {
     this.commands = commands;
+    this.functions = !cluster && commands instanceof RedisFunctionAsyncCommands<?, ?>
+        ? castFunctions(commands) : null;
     this.timer = timer;
     this.timeoutMillis = timeoutMillis;
     this.where = where;
@@ -59,8 +72,61 @@ final class ScriptRunner {
     Timeout guard = timer.newTimeout(t -> result.completeExceptionally(unavailable(
         new RedisCommandTimeoutException("no answer within " + timeoutMillis + " ms (the command timeout)"))),
         timeoutMillis, TimeUnit.MILLISECONDS);
-    send(script, keys, args, true, result, guard);
+    RedisFunctionAsyncCommands<String, String> byFunction = functions;
+    if (byFunction != null) {
+      call(byFunction, script, keys, args, true, result, guard);
+    } else {
+      send(script, keys, args, true, result, guard);
+    }
     return result;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static RedisFunctionAsyncCommands<String, String> castFunctions(RedisScriptingAsyncCommands<String, String> commands) {
+    return (RedisFunctionAsyncCommands<String, String>) commands; // the same connection: String keys and values
+  }
+
+  /**
+   * FCALL; when Redis does not know the function, FUNCTION LOAD and FCALL again (once); when it
+   * does not know FCALL (before Redis 7), EVALSHA from now on.
+   */
+  private void call(RedisFunctionAsyncCommands<String, String> byFunction, Script script, String[] keys, String[] args,
+      boolean mayLoad, CompletableFuture<List<Object>> result, Timeout guard) {
+    RedisFuture<List<Object>> reply;
+    try {
+      reply = byFunction.fcall(script.function(), ScriptOutputType.MULTI, keys, args);
+    } catch (RuntimeException e) {
+      guard.cancel();
+      result.completeExceptionally(translate(e, script));
+      return;
+    }
+    reply.whenComplete((list, error) -> {
+      if (error == null) {
+        guard.cancel();
+        result.complete(list);
+        return;
+      }
+      if (refusesFunctions(error)) {
+        functions = null;
+        send(script, keys, args, true, result, guard);
+      } else if (mayLoad && unwrap(error) instanceof RedisCommandExecutionException refused
+          && String.valueOf(refused.getMessage()).startsWith("ERR Function not found")) {
+        byFunction.functionLoad(script.library(), true).whenComplete((name, loadError) -> {
+          if (loadError == null) {
+            call(byFunction, script, keys, args, false, result, guard);
+          } else if (refusesFunctions(loadError)) {
+            functions = null;
+            send(script, keys, args, true, result, guard);
+          } else {
+            guard.cancel();
+            result.completeExceptionally(translate(loadError, script));
+          }
+        });
+      } else {
+        guard.cancel();
+        result.completeExceptionally(translate(error, script));
+      }
+    });
   }
 
   private void send(Script script, String[] keys, String[] args, boolean bySha,
@@ -85,6 +151,18 @@ final class ScriptRunner {
         result.completeExceptionally(translate(error, script));
       }
     });
+  }
+
+  /**
+   * Whether the server will not run functions for us: before Redis 7 it does not know FCALL, and
+   * an ACL may allow EVALSHA but not FCALL or FUNCTION LOAD. The scripts then run by EVALSHA.
+   */
+  private static boolean refusesFunctions(Throwable error) {
+    if (!(unwrap(error) instanceof RedisCommandExecutionException reply)) {
+      return false;
+    }
+    String message = String.valueOf(reply.getMessage());
+    return message.startsWith("ERR unknown command") || message.startsWith("NOPERM");
   }
 
   /**

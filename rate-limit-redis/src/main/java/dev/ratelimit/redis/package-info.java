@@ -5,8 +5,9 @@
  * <h2>How a decision is made</h2>
  * One Lua script per kind of limit (resources next to these classes: {@code rules.lua} for the
  * shared rules, {@code word.lua} or {@code object.lua} for how a decision is assembled, one file
- * per algorithm, {@code state.lua} and a driver) runs with {@code EVALSHA}, falling back to
- * {@code EVAL} on {@code NOSCRIPT}. It reads Redis {@code TIME} once, reads each key once with
+ * per algorithm, {@code state.lua} and a driver) runs on Redis 7 as a function ({@code FCALL},
+ * loaded with {@code FUNCTION LOAD} when Redis does not know it), elsewhere (Cluster, older
+ * servers) with {@code EVALSHA}, falling back to {@code EVAL} on {@code NOSCRIPT}. It reads Redis {@code TIME} once, reads each key once with
  * {@code GET}, decides every request of the call in order with the same arithmetic as
  * {@code dev.ratelimit.algorithm} (same state, same formulas, same order of operations, same
  * rules for waits), and writes each key once with {@code SET ... PX} at the moment its state is
@@ -18,8 +19,9 @@
  * {@code prefix:{name:key}} (a hash tag: one slot per name and key), with {@code name:key} longer
  * than 256 UTF-8 bytes replaced by {@code #} and its SHA-256. The value is a string: eight hex
  * digits that fingerprint the limit (a name bound to another limit reads old keys as fresh),
- * then the state: for token bucket, GCRA and fixed window the algorithm's number ({@code %.17g}),
- * the latest time stored and the key's timeline base (whole milliseconds); for a sliding window
+ * then the state: for token bucket, GCRA and fixed window {@code =} and three packed doubles
+ * (the algorithm's number, the latest time stored and the key's timeline base; the text form of
+ * earlier versions is still read); for a sliding window
  * the latest time, the newest sub-window and its counts; for a sliding log the latest time and
  * its (time, units) entries; for a quota its period and the units used.
  *

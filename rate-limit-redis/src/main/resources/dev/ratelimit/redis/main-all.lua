@@ -54,6 +54,6 @@ else
 end
 local out = {}
 for i = 1, n do
-  out[i] = reply_of(decisions[i])
+  reply_into(out, decisions[i])
 end
 return out

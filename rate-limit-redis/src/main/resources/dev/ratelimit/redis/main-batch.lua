@@ -10,7 +10,7 @@
 --            KEYS[k]: its window offset ('-' for the limit's), then per request, in order: op ('l'
 --            limit, 'c' check, 'r' reserve, 'f' refund, 'x' reset), count, and maxWait (ms, -1: no
 --            bound), all separated by spaces
--- Reply: one string per request, in the same order (reply_of in state.lua).
+-- Reply: five integers per request, in the same order (reply_into in state.lua).
 local now = read_now(ARGV[ARG_NOW])
 local keep = ARGV[ARG_KEEP] == '1'
 local limit, fingerprint = read_limit(ARG_BATCH_LIMIT)
@@ -48,7 +48,7 @@ for k = 1, #KEYS do
     else
       error('unknown operation ' .. tostring(op))
     end
-    out[#out + 1] = reply_of(d)
+    reply_into(out, d)
   end
   if changed then
     -- every decision's resetAfter is the time until its key's state afterwards is fresh: the

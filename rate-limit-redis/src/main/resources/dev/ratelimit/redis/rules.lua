@@ -148,5 +148,9 @@ local function words(text)
   return list
 end
 
+-- The length of a limit's fingerprint (dev.ratelimit.algorithm.LimitKind.fingerprint), which
+-- starts every stored value.
+local FINGERPRINT_LENGTH = 8
+
 -- The kinds of limits this script knows, filled in by the algorithm sections below.
 local KINDS = {}

@@ -1,7 +1,8 @@
 -- Reading and writing one key's state, shared by the drivers below.
 --
--- A key holds one string: the fingerprint of the limit that wrote it, then that kind's numbers
--- (%.17g for fractions). A kind's load(L, value) returns the fingerprint and the state. A value
+-- A key holds one string: the fingerprint of the limit that wrote it (FINGERPRINT_LENGTH hex
+-- digits), then that kind's numbers: packed doubles after '=' (word.lua), or text after ' '
+-- (%.17g for fractions; the sliding kinds and quotas). A kind's load(L, value) returns the fingerprint and the state. A value
 -- written under another limit (the same name bound to a different limit) reads as a fresh key,
 -- so binding a name to another limit starts from fresh state.
 
@@ -15,14 +16,31 @@ local function read_now(given)
   return tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
 end
 
+-- Limits built from their arguments, by those arguments: as a Redis Functions library this code
+-- runs once and keeps them from call to call (run by EVALSHA, it starts with an empty table each
+-- time). Each entry is the limit and its own offset, which main-batch sets per key. At most
+-- LIMITS_MAX, as the arguments come from clients.
+local LIMITS, LIMITS_MAX, limits_kept = {}, 1000, 0
+
 -- The limit whose arguments start at ARGV[at] (kind, fingerprint, ARG_PARAMETERS parameters):
 -- its kind's limit table and its fingerprint.
 local function read_limit(at)
+  local id = table.concat(ARGV, ' ', at, at + 1 + ARG_PARAMETERS)
+  local kept = LIMITS[id]
+  if kept ~= nil then
+    kept[1].offset = kept[2]
+    return kept[1], ARGV[at + 1]
+  end
   local kind = KINDS[ARGV[at]]
   if kind == nil then
     error('unknown kind of limit ' .. tostring(ARGV[at]))
   end
-  return kind(unpack(ARGV, at + 2, at + 1 + ARG_PARAMETERS)), ARGV[at + 1]
+  local limit = kind(unpack(ARGV, at + 2, at + 1 + ARG_PARAMETERS))
+  if limits_kept == LIMITS_MAX then
+    LIMITS, limits_kept = {}, 0
+  end
+  LIMITS[id], limits_kept = { limit, limit.offset }, limits_kept + 1
+  return limit, ARGV[at + 1]
 end
 
 -- The key's state, or nil when it is fresh (missing, expired, or written under another limit).
@@ -47,7 +65,7 @@ local function save_state(key, fingerprint, limit, state, ttl, keep)
     redis.call('DEL', key)
     return
   end
-  local value = fingerprint .. ' ' .. limit:encode(state)
+  local value = fingerprint .. (limit.value_mark or ' ') .. limit:encode(state)
   if keep then
     redis.call('SET', key, value)
     return
@@ -70,8 +88,20 @@ local function read_wait(text)
   return wait
 end
 
--- A decision as one string for the reply: allowed (1 or 0), remaining (%.17g, so that it reads
--- back exactly), retryAfter and resetAfter (whole ms).
-local function reply_of(d)
-  return string.format('%d %.17g %d %d', d[1], d[2], d[3], d[4])
+-- A decision appended to the reply as five numbers, which Redis replies as integers without
+-- formatting them (a %.17g string cost about as much as a command): allowed (1 or 0), remaining
+-- as mantissa and exponent (math.frexp: remaining = mantissa * 2^(exponent - 53), exact for
+-- every finite double; mantissa 0 with exponent 1 is -0), retryAfter and resetAfter (whole ms).
+-- dev.ratelimit.redis.Args.decision reads them back.
+local function reply_into(out, d)
+  local remaining = d[2]
+  if remaining ~= remaining or remaining == INF or remaining == -INF then
+    error('a decision with remaining units ' .. tostring(remaining))
+  end
+  local mantissa, exponent = math.frexp(remaining)
+  if remaining == 0 and 1 / remaining < 0 then
+    exponent = 1
+  end
+  local n = #out
+  out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = d[1], mantissa * 2 ^ 53, exponent, d[3], d[4]
 end

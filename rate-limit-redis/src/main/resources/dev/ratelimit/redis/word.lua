@@ -7,8 +7,10 @@
 -- times, as the in-memory store's base per limit does; the offset places fixed windows at their
 -- start or the key's phase. A key never seen (or reset, or expired) is FRESH: full.
 --
--- Stored value (after the limit's fingerprint): word (%.17g), stamp and base (whole ms; '-' for
--- no stamp).
+-- Stored value (after the limit's fingerprint): '=' then word, stamp and base as three
+-- little-endian doubles (struct.pack '<ddd': exact, and far cheaper for Redis than formatting
+-- them; no stamp is -inf). Values that versions before it wrote as text, ' ' then word (%.17g),
+-- stamp and base (whole ms; '-' for no stamp), are still read, so their keys keep their state.
 --
 -- A limit L is a table of numbers (capacity, max_reserved, tol, offset, base_period and the
 -- algorithm's own) with L.alg, the algorithm: level(L, word, stamp, now),
@@ -169,7 +171,14 @@ local function word_until_fresh(L, state, now)
   return word_wait_from(L, word, stamp, now - base - L.offset, L.capacity)
 end
 
+-- the byte after the fingerprint of a packed value (a text value has a space there)
+local PACKED = string.byte('=')
+
 local function word_load(L, value)
+  if string.byte(value, FINGERPRINT_LENGTH + 1) == PACKED and #value == FINGERPRINT_LENGTH + 25 then
+    local word, stamp, base = struct.unpack('<ddd', value, FINGERPRINT_LENGTH + 2)
+    return string.sub(value, 1, FINGERPRINT_LENGTH), { word, stamp, base }
+  end
   local fingerprint, word, stamp, base = string.match(value, '^(%S+) (%S+) (%S+) (%S+)$')
   if stamp == '-' then
     stamp = NO_STAMP
@@ -177,13 +186,8 @@ local function word_load(L, value)
   return fingerprint, { tonumber(word), tonumber(stamp), tonumber(base) }
 end
 
--- stamp and base are whole milliseconds
 local function word_encode(L, state)
-  local stamp = '-'
-  if state[2] ~= NO_STAMP then
-    stamp = string.format('%d', state[2])
-  end
-  return num(state[1]) .. ' ' .. stamp .. ' ' .. string.format('%d', state[3])
+  return struct.pack('<ddd', state[1], state[2], state[3])
 end
 
 -- A limit of a word kind, from the parameters every one of them shares: rate, period (ms),
@@ -201,6 +205,6 @@ local function word_limit(alg, rate, period, capacity, max_reserved, offset, bas
     max_reserved = max_reserved, tol = tolerance(capacity), offset = tonumber(offset),
     base_period = base_period or 1,
     apply = word_apply, refund = word_refund, until_fresh = word_until_fresh, load = word_load,
-    encode = word_encode,
+    encode = word_encode, value_mark = '=',
   }
 end

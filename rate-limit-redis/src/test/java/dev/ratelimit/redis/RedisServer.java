@@ -198,6 +198,20 @@ public final class RedisServer implements AutoCloseable {
     return 0;
   }
 
+  /** Calls of a command that failed with an error reply ({@code INFO commandstats} failed_calls). */
+  public long failedCalls(String command) {
+    String stats = (String) call("INFO", "commandstats");
+    String prefix = "cmdstat_" + command.toLowerCase(Locale.ROOT) + ":";
+    for (String line : stats.split("\r?\n")) {
+      int at = line.indexOf("failed_calls=");
+      if (line.startsWith(prefix) && at >= 0) {
+        int end = line.indexOf(',', at);
+        return Long.parseLong(line.substring(at + "failed_calls=".length(), end < 0 ? line.length() : end).strip());
+      }
+    }
+    return 0;
+  }
+
   /** Stops the process without killing it (SIGSTOP): connections stay open and nothing answers. */
   public void pause() {
     signal("STOP");

@@ -33,7 +33,7 @@ interface RedisContender extends AutoCloseable {
   Duration PERIOD = Duration.ofDays(36_500);
 
   List<String> NAMES = List.of("rate-limit", "rate-limit-uncoalesced", "bucket4j", "bucket4j-batching",
-      "rate-limit-bucket4j", "lettuce-evalsha");
+      "rate-limit-bucket4j", "lettuce-evalsha", "lua-token-bucket");
 
   /** One decision for one unit on {@code key}, synchronously; whether it was admitted. */
   boolean acquire(String key);
@@ -49,6 +49,7 @@ interface RedisContender extends AutoCloseable {
       case "bucket4j-batching" -> new Bucket4j(client, true);
       case "rate-limit-bucket4j" -> new Bridge(client);
       case "lettuce-evalsha" -> new BareEvalsha(client);
+      case "lua-token-bucket" -> new MinimalLua(client);
       default -> throw new IllegalArgumentException("unknown contender " + name);
     };
   }
@@ -131,6 +132,53 @@ interface RedisContender extends AutoCloseable {
       } catch (java.util.concurrent.ExecutionException e) {
         throw new IllegalStateException(e.getCause());
       }
+    }
+
+    @Override
+    public void close() {
+      connection.close();
+    }
+  }
+
+  /**
+   * Not a full rate limiter: the smallest hand-written token bucket, one {@code EVALSHA} per
+   * decision ({@code TIME}, {@code HMGET} tokens and stamp, {@code HSET}, {@code PEXPIRE}), the
+   * yardstick for the Redis CPU a decision should cost. No exact waits, no fingerprint, no
+   * coalescing, no failure policy.
+   */
+  final class MinimalLua implements RedisContender {
+    static final String SCRIPT = """
+        local capacity, per_milli, count = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+        local time = redis.call('TIME')
+        local now = time[1] * 1000 + math.floor(time[2] / 1000)
+        local state = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
+        local tokens = tonumber(state[1]) or capacity
+        local ts = tonumber(state[2]) or now
+        tokens = math.min(capacity, tokens + math.max(0, now - ts) * per_milli)
+        local allowed = 0
+        if tokens >= count then
+          tokens = tokens - count
+          allowed = 1
+        end
+        redis.call('HSET', KEYS[1], 'tokens', tokens, 'ts', now)
+        redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - tokens) / per_milli))
+        return allowed
+        """;
+    private final StatefulRedisConnection<String, String> connection;
+    private final String sha;
+    private final String capacity = Long.toString(CAPACITY);
+    private final String perMilli = Double.toString((double) CAPACITY / PERIOD.toMillis());
+
+    MinimalLua(RedisClient client) {
+      connection = client.connect(StringCodec.UTF8);
+      sha = connection.sync().scriptLoad(SCRIPT);
+    }
+
+    @Override
+    public boolean acquire(String key) {
+      Long allowed = connection.sync().evalsha(sha, io.lettuce.core.ScriptOutputType.INTEGER, new String[] {"lua:" + key},
+          capacity, perMilli, "1");
+      return allowed == 1;
     }
 
     @Override

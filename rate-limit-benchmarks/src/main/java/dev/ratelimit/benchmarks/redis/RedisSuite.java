@@ -31,12 +31,23 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <pre>java -cp rate-limit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.redis.RedisSuite [rounds] [report.md]</pre>
  *
- * System properties: {@code warmup} and {@code measure} (seconds per run, default 2 and 4).
+ * System properties: {@code warmup} and {@code measure} (seconds per run, default 2 and 4);
+ * {@code callers}, {@code scenarios}, {@code contenders} to run a part of the table.
+ *
+ * <p>Redis CPU per decision comes two ways: the scripts' own time ({@code INFO commandstats} usec
+ * of {@code EVAL}, {@code EVALSHA} and {@code FCALL}, which include the commands they run), and
+ * the whole server's ({@code INFO cpu} used_cpu_sys + used_cpu_user, which adds reading and
+ * writing the sockets), each as the measured window's delta over its decisions. CPU time inside
+ * Redis depends much less on the machine's other load than decisions per second do.
  */
 public final class RedisSuite {
   private static final int KEYS = 100_000;
-  private static final int[] CALLERS = {1, 8, 32};
-  private static final String[] SCENARIOS = {"hot key", "100k keys"};
+  /** System properties {@code callers}, {@code scenarios} and {@code contenders} (comma-separated) narrow a run. */
+  private static final int[] CALLERS = java.util.Arrays.stream(System.getProperty("callers", "1,8,32").split(","))
+      .mapToInt(Integer::parseInt).toArray();
+  private static final String[] SCENARIOS = System.getProperty("scenarios", "hot key,100k keys").split(",");
+  private static final List<String> CONTENDERS = System.getProperty("contenders") == null ? RedisContender.NAMES
+      : List.of(System.getProperty("contenders").split(","));
 
   private RedisSuite() {}
 
@@ -46,9 +57,11 @@ public final class RedisSuite {
    * @param clientCommands commands the client sent per decision (counted by Lettuce)
    * @param commandsPerDecision commands Redis ran per decision ({@code INFO commandstats}: the
    *     client's and the scripts' own calls)
+   * @param scriptMicros microseconds Redis spent in scripts per decision (commandstats usec)
+   * @param cpuMicros redis-server CPU per decision (used_cpu_sys + used_cpu_user)
    */
   record Run(double perSecond, double p50Millis, double p99Millis, double clientCommands,
-      Map<String, Double> commandsPerDecision) {}
+      Map<String, Double> commandsPerDecision, double scriptMicros, double cpuMicros) {}
 
   /** Counts the commands Lettuce sends while it is on. */
   static final class CommandCounter implements CommandListener {
@@ -78,7 +91,7 @@ public final class RedisSuite {
       try (StatefulRedisConnection<String, String> admin = adminClient.connect()) {
         RedisCommands<String, String> commands = admin.sync();
         // one short run of each first, so that no contender meets a cold JIT in round one
-        for (String contender : RedisContender.NAMES) {
+        for (String contender : CONTENDERS) {
           try (RedisContender subject = RedisContender.create(contender, client)) {
             run(subject, false, 8, Duration.ofSeconds(1), Duration.ofSeconds(1), commands, counter);
           }
@@ -92,7 +105,7 @@ public final class RedisSuite {
           }
           for (String scenario : SCENARIOS) {
             for (int callers : CALLERS) {
-              List<String> order = new ArrayList<>(RedisContender.NAMES);
+              List<String> order = new ArrayList<>(CONTENDERS);
               java.util.Collections.rotate(order, round); // a different contender first each round
               for (String contender : order) {
                 commands.flushall();
@@ -101,9 +114,10 @@ public final class RedisSuite {
                   run = run(subject, scenario.equals("hot key"), callers, warmup, measure, commands, counter);
                 }
                 runs.computeIfAbsent(key(scenario, callers, contender), k -> new ArrayList<>()).add(run);
-                System.out.printf(Locale.ROOT, "%-10s %2d callers %-24s %,10.0f/s  p50 %7.3f ms  p99 %8.3f ms  %.3f cmd/decision %s%n",
+                System.out.printf(Locale.ROOT, "%-10s %2d callers %-24s %,10.0f/s  p50 %7.3f ms  p99 %8.3f ms  "
+                    + "script %6.2f us  cpu %6.2f us  %.3f cmd/decision %s%n",
                     scenario, callers, contender, run.perSecond(), run.p50Millis(), run.p99Millis(),
-                    run.clientCommands(), run.commandsPerDecision());
+                    run.scriptMicros(), run.cpuMicros(), run.clientCommands(), run.commandsPerDecision());
               }
             }
           }
@@ -167,6 +181,8 @@ public final class RedisSuite {
     started.await();
     Thread.sleep(warmup.toMillis());
     Map<String, Long> before = commandStats(admin);
+    long scriptBefore = scriptMicros(admin);
+    double cpuBefore = cpuSeconds(admin);
     long sentBefore = counter.sent.sum();
     counter.on = true;
     long from = System.nanoTime();
@@ -177,6 +193,8 @@ public final class RedisSuite {
     counter.on = false;
     long sent = counter.sent.sum() - sentBefore;
     Map<String, Long> after = commandStats(admin);
+    long scriptAfter = scriptMicros(admin);
+    double cpuAfter = cpuSeconds(admin);
     for (Thread thread : threads) {
       thread.join();
     }
@@ -196,7 +214,31 @@ public final class RedisSuite {
       }
     });
     return new Run(total / ((to - from) / 1e9), percentile(all, 0.50) / 1e6, percentile(all, 0.99) / 1e6,
-        (double) sent / total, perDecision);
+        (double) sent / total, perDecision, (double) (scriptAfter - scriptBefore) / total,
+        (cpuAfter - cpuBefore) * 1e6 / total);
+  }
+
+  /** Microseconds Redis spent in script calls since it started (commandstats usec of eval*, fcall*). */
+  static long scriptMicros(RedisCommands<String, String> admin) {
+    long usec = 0;
+    for (String line : admin.info("commandstats").split("\r?\n")) {
+      if (line.startsWith("cmdstat_eval") || line.startsWith("cmdstat_fcall")) {
+        int from = line.indexOf("usec=") + "usec=".length();
+        usec += Long.parseLong(line.substring(from, line.indexOf(',', from)));
+      }
+    }
+    return usec;
+  }
+
+  /** redis-server's CPU since it started, system and user, in seconds ({@code INFO cpu}). */
+  static double cpuSeconds(RedisCommands<String, String> admin) {
+    double seconds = 0;
+    for (String line : admin.info("cpu").split("\r?\n")) {
+      if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+        seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).strip());
+      }
+    }
+    return seconds;
   }
 
   /** Where a run is; callers read it before each call. */
@@ -233,7 +275,8 @@ public final class RedisSuite {
   private static Run medianRun(List<Run> runs) {
     return new Run(median(runs.stream().map(Run::perSecond).toList()), median(runs.stream().map(Run::p50Millis).toList()),
         median(runs.stream().map(Run::p99Millis).toList()), median(runs.stream().map(Run::clientCommands).toList()),
-        medianCommands(runs));
+        medianCommands(runs), median(runs.stream().map(Run::scriptMicros).toList()),
+        median(runs.stream().map(Run::cpuMicros).toList()));
   }
 
   private static Map<String, Double> medianCommands(List<Run> runs) {
@@ -257,32 +300,35 @@ public final class RedisSuite {
         + "sent by the client per decision (counted by Lettuce), and every command Redis ran per decision (INFO "
         + "commandstats deltas: the client's and the scripts' own calls).%n%n", rounds, warmup.toSeconds(),
         measure.toSeconds(), version));
-    out.append("| scenario | callers | contender | decisions/s | p50 ms | p99 ms | client cmd/decision | all commands per decision |\n");
-    out.append("|---|---|---|---|---|---|---|---|\n");
+    out.append("| scenario | callers | contender | decisions/s | p50 ms | p99 ms | Redis script µs/decision | "
+        + "redis-server CPU µs/decision | client cmd/decision | all commands per decision |\n");
+    out.append("|---|---|---|---|---|---|---|---|---|---|\n");
     Map<String, Double> medianRate = new LinkedHashMap<>();
     runs.forEach((key, list) -> {
       String[] parts = key.split(" \\| ");
       Run median = medianRun(list);
       medianRate.put(key, median.perSecond());
-      out.append(format("| %s | %s | %s | %,.0f | %.3f | %.3f | %.3f | %s |%n", parts[0], parts[1], parts[2],
-          median.perSecond(), median.p50Millis(), median.p99Millis(), median.clientCommands(),
+      out.append(format("| %s | %s | %s | %,.0f | %.3f | %.3f | %.2f | %.2f | %.3f | %s |%n", parts[0], parts[1],
+          parts[2], median.perSecond(), median.p50Millis(), median.p99Millis(), median.scriptMicros(),
+          median.cpuMicros(), median.clientCommands(),
           median.commandsPerDecision().toString().replace("{", "").replace("}", "")));
     });
     out.append("\nRatios of rate-limit's decisions per second:\n\n");
     out.append("| scenario | callers | ÷ bucket4j | ÷ bucket4j batching | ÷ one script per decision | "
-        + "÷ Lettuce bare EVALSHA | ÷ redis-benchmark bare EVALSHA |\n");
-    out.append("|---|---|---|---|---|---|---|\n");
+        + "÷ Lettuce bare EVALSHA | ÷ redis-benchmark bare EVALSHA | ÷ minimal Lua token bucket |\n");
+    out.append("|---|---|---|---|---|---|---|---|\n");
     double evalsha = baselines.entrySet().stream().filter(e -> e.getKey().startsWith("EVALSHA return 1"))
         .mapToDouble(e -> median(e.getValue())).findFirst().orElse(Double.NaN);
     for (String scenario : SCENARIOS) {
       for (int callers : CALLERS) {
         double ours = medianRate.getOrDefault(key(scenario, callers, "rate-limit"), Double.NaN);
-        out.append(format("| %s | %d | %.2f× | %.2f× | %.2f× | %.2f× | %.0f%% |%n", scenario, callers,
+        out.append(format("| %s | %d | %.2f× | %.2f× | %.2f× | %.2f× | %.0f%% | %.2f× |%n", scenario, callers,
             ours / medianRate.getOrDefault(key(scenario, callers, "bucket4j"), Double.NaN),
             ours / medianRate.getOrDefault(key(scenario, callers, "bucket4j-batching"), Double.NaN),
             ours / medianRate.getOrDefault(key(scenario, callers, "rate-limit-uncoalesced"), Double.NaN),
             ours / medianRate.getOrDefault(key(scenario, callers, "lettuce-evalsha"), Double.NaN),
-            100 * ours / evalsha));
+            100 * ours / evalsha,
+            ours / medianRate.getOrDefault(key(scenario, callers, "lua-token-bucket"), Double.NaN)));
       }
     }
     out.append("\nredis-benchmark on the same server (medians, requests per second):\n\n");
@@ -290,6 +336,9 @@ public final class RedisSuite {
     out.append("\nRaw decisions per second per round:\n\n");
     runs.forEach((key, list) -> out.append("- ").append(key).append(": ")
         .append(list.stream().map(r -> format("%.0f", r.perSecond())).toList()).append('\n'));
+    out.append("\nRaw Redis script µs / redis-server CPU µs per decision per round:\n\n");
+    runs.forEach((key, list) -> out.append("- ").append(key).append(": ")
+        .append(list.stream().map(r -> format("%.2f/%.2f", r.scriptMicros(), r.cpuMicros())).toList()).append('\n'));
     return out.toString();
   }
 
