@@ -3,7 +3,7 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.FailurePolicyTest.SwitchableStore;
+import dev.ratelimit.contract.SwitchableStore;
 import dev.ratelimit.store.InMemoryStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -140,7 +140,7 @@ class DecisionListenerTest {
         .limit("closed", "token-bucket rate=1 period=1m failure=closed").build();
 
     limiter.limit("local", "k");
-    store.down = true;
+    store.switchOff();
     limiter.limit("local", "k"); // the local store's own state: fresh
     limiter.limit("local", "k");
     limiter.limit("open", "k");
@@ -162,7 +162,7 @@ class DecisionListenerTest {
         .limit("a", "token-bucket rate=2 period=1m")
         .limit("b", "token-bucket rate=2 period=1m failure=local")
         .limit("hot", "token-bucket rate=8 period=1m shards=4 failure=local").build();
-    store.down = true;
+    store.switchOff();
 
     limiter.limitAsync("a", "k", 1).toCompletableFuture().get();
     limiter.limitAll(LimitCall.of("a", "k"), LimitCall.of("b", "k"));

@@ -2,15 +2,12 @@ package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.contract.SwitchableStore;
 import dev.ratelimit.store.InMemoryStore;
-import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.Operation;
-import dev.ratelimit.store.RateLimitStore;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,7 +16,7 @@ import org.junit.jupiter.api.Test;
  */
 class KeyBoundsTest {
   private final ManualClock clock = new ManualClock(1_767_225_600_000L);
-  private final RecordingStore store = new RecordingStore(new InMemoryStore(clock));
+  private final SwitchableStore store = new SwitchableStore(new InMemoryStore(clock));
   private final RateLimiter limiter = RateLimiter.builder().clock(clock).store(store)
       .limit("login", "token-bucket rate=5 period=15m").build();
 
@@ -35,11 +32,11 @@ class KeyBoundsTest {
         default -> limiter.limitAll(LimitCall.of("login", key, 1));
       }
     }
-    assertThat(store.keys).hasSize(200);
-    for (String key : store.keys) {
+    assertThat(store.keys()).hasSize(200);
+    for (String key : store.keys()) {
       assertThat(key.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(256);
     }
-    assertThat(new HashSet<>(store.keys)).as("200 distinct keys, 200 distinct stored keys").hasSize(200);
+    assertThat(new HashSet<>(store.keys())).as("200 distinct keys, 200 distinct stored keys").hasSize(200);
   }
 
   @Test
@@ -60,55 +57,11 @@ class KeyBoundsTest {
         assertThat(limiter.limit("login", key, 1).allowed()).as("%s, call %d", key, i).isTrue();
       }
     }
-    Set<String> stored = new HashSet<>(store.keys);
+    Set<String> stored = new HashSet<>(store.keys());
     assertThat(stored).hasSize(6);
     for (String key : stored) {
       assertThat(new String(key.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8))
           .as("what reaches a store survives UTF-8").isEqualTo(key);
-    }
-  }
-
-  /** A store that records the keys its spaces are asked about, for the tests above. */
-  static final class RecordingStore implements RateLimitStore {
-    final List<String> keys = new CopyOnWriteArrayList<>();
-    private final RateLimitStore inner;
-
-    RecordingStore(RateLimitStore inner) {
-      this.inner = inner;
-    }
-
-    @Override
-    public KeySpace bind(String name, Limit limit) {
-      KeySpace space = inner.bind(name, limit);
-      return new KeySpace() {
-        @Override
-        public String name() {
-          return space.name();
-        }
-
-        @Override
-        public Limit limit() {
-          return space.limit();
-        }
-
-        @Override
-        public Decision apply(String key, Operation op, double count, long maxWaitMillis) {
-          keys.add(key);
-          return space.apply(key, op, count, maxWaitMillis);
-        }
-
-        @Override
-        public void reset(String key) {
-          keys.add(key);
-          space.reset(key);
-        }
-
-        @Override
-        public Decision refund(String key, double count) {
-          keys.add(key);
-          return space.refund(key, count);
-        }
-      };
     }
   }
 }

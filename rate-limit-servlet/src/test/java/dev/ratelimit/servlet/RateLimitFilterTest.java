@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.entry;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.contract.SwitchableStore;
 import dev.ratelimit.http.Keys;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -212,7 +213,7 @@ class RateLimitFilterTest {
 
   @Test
   void filter_storeUnavailableWithClosedPolicyAnswers503() throws Exception {
-    RateLimitFilter filter = RateLimitFilter.builder().clock(clock).store(new UnavailableStore())
+    RateLimitFilter filter = RateLimitFilter.builder().clock(clock).store(SwitchableStore.unavailable())
         .storeFailure(FailurePolicy.CLOSED).limit("api", "10/1m").rule("/*", "api", "header:X-Key", 1).build();
     Outcome outcome = send(filter, get("/a", "k"));
     assertThat(outcome.passed()).isFalse();
@@ -225,7 +226,7 @@ class RateLimitFilterTest {
 
   @Test
   void filter_storeUnavailableNamesTheClosedLimit() throws Exception {
-    RateLimitFilter filter = RateLimitFilter.builder().clock(clock).store(new UnavailableStore())
+    RateLimitFilter filter = RateLimitFilter.builder().clock(clock).store(SwitchableStore.unavailable())
         .storeFailure(FailurePolicy.OPEN).limit("api", "10/1m").limit("strict", "10/1m failure=closed")
         .rule("/*", "api", "header:X-Key", 1).rule("/*", "strict", "header:X-Key", 1).build();
     Outcome outcome = send(filter, get("/a", "k"));
@@ -235,7 +236,7 @@ class RateLimitFilterTest {
 
   @Test
   void filter_storeUnavailableWithOpenPolicyAdmits() throws Exception {
-    RateLimitFilter filter = RateLimitFilter.builder().clock(clock).store(new UnavailableStore())
+    RateLimitFilter filter = RateLimitFilter.builder().clock(clock).store(SwitchableStore.unavailable())
         .storeFailure(FailurePolicy.OPEN).limit("api", "10/1m").rule("/*", "api", "header:X-Key", 1).build();
     assertThat(send(filter, get("/a", "k")).passed()).isTrue();
   }

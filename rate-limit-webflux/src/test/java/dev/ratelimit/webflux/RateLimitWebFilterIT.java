@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.ManualClock;
+import dev.ratelimit.contract.SwitchableStore;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -55,7 +56,7 @@ class RateLimitWebFilterIT {
 
   @Test
   void closedStoreDown_answers503WithTheSharedBody() throws Exception {
-    Http http = serve(RateLimitWebFilter.builder().store(new UnavailableStore()).storeFailure(FailurePolicy.CLOSED)
+    Http http = serve(RateLimitWebFilter.builder().store(SwitchableStore.unavailable()).storeFailure(FailurePolicy.CLOSED)
         .limit("api", "token-bucket rate=2 period=1h").rule("/api/**", "api").build());
     seen(http.get("/api/x")).isStoreUnavailable("api", "/api/x");
   }

@@ -1,7 +1,7 @@
 package dev.ratelimit.servlet.it;
 
+import dev.ratelimit.contract.SwitchableStore;
 import dev.ratelimit.servlet.RateLimitFilter;
-import dev.ratelimit.servlet.UnavailableStore;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
 
@@ -9,6 +9,6 @@ import jakarta.servlet.ServletContextListener;
 public class UnavailableStoreListener implements ServletContextListener {
   @Override
   public void contextInitialized(ServletContextEvent event) {
-    event.getServletContext().setAttribute(RateLimitFilter.STORE_ATTRIBUTE, new UnavailableStore());
+    event.getServletContext().setAttribute(RateLimitFilter.STORE_ATTRIBUTE, SwitchableStore.unavailable());
   }
 }

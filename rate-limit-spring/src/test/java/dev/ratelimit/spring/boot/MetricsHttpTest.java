@@ -2,15 +2,10 @@ package dev.ratelimit.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.Decision;
-import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.contract.SwitchableStore;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.store.InMemoryStore;
-import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.Operation;
-import dev.ratelimit.store.RateLimitStore;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -123,56 +118,6 @@ class MetricsHttpTest {
     }
   }
 
-  /** An in-memory store that says it can fail, and fails while {@link #down}. */
-  static final class SwitchableStore implements RateLimitStore {
-    private final RateLimitStore inner;
-    volatile boolean down;
-
-    SwitchableStore(RateLimitStore inner) {
-      this.inner = inner;
-    }
-
-    private void call() {
-      if (down) {
-        throw new StoreUnavailableException("switched off (test)", null);
-      }
-    }
-
-    @Override
-    public KeySpace bind(String name, Limit limit) {
-      KeySpace space = inner.bind(name, limit);
-      return new KeySpace() {
-        @Override
-        public String name() {
-          return name;
-        }
-
-        @Override
-        public Limit limit() {
-          return limit;
-        }
-
-        @Override
-        public Decision apply(String key, Operation op, double count, long maxWait) {
-          call();
-          return space.apply(key, op, count, maxWait);
-        }
-
-        @Override
-        public void reset(String key) {
-          call();
-          space.reset(key);
-        }
-
-        @Override
-        public Decision refund(String key, double count) {
-          call();
-          return space.refund(key, count);
-        }
-      };
-    }
-  }
-
   private HttpResponse<String> get(String path, String user) throws Exception {
     HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
         .header("Authorization", "Basic " + Base64.getEncoder()
@@ -219,7 +164,7 @@ class MetricsHttpTest {
     double timedCalls = metric("ratelimit.store.latency");
     assertThat(timedCalls).as("each store call timed").isEqualTo(timedBefore + 4);
 
-    store.down = true;
+    store.switchOff();
     try {
       assertThat(status("/open/me")).as("open admits").isEqualTo(200);
       assertThat(status("/open/me")).isEqualTo(200);
@@ -230,7 +175,7 @@ class MetricsHttpTest {
       assertThat(metric("ratelimit.store.available")).isEqualTo(0);
       assertThat(metric("ratelimit.store.latency")).as("failed calls are not timed").isEqualTo(timedCalls);
     } finally {
-      store.down = false;
+      store.switchOn();
       clock.advance(Duration.ofSeconds(2)); // the next request probes the store again
     }
 

@@ -3,19 +3,14 @@ package dev.ratelimit.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.Decision;
-import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.contract.SwitchableStore;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.store.InMemoryStore;
-import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.Operation;
 import dev.ratelimit.store.RateLimitStore;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
@@ -91,15 +86,15 @@ class RateLimitOperationsTest {
       assertThat(health.getDetails()).containsEntry("store", "InMemoryStore").containsEntry("storeAvailable", true)
           .doesNotContainKey("storeFailure");
     });
-    runner.withBean(RateLimitStore.class, DownStore::new).run(context -> {
+    runner.withBean(RateLimitStore.class, SwitchableStore::unavailable).run(context -> {
       context.getBean(RateLimiter.class).limit("api", "ann", 1); // fails over to the local policy
       Health health = context.getBean(RateLimitHealthIndicator.class).health();
       assertThat(health.getStatus()).isEqualTo(Status.UP);
-      assertThat(health.getDetails()).containsEntry("store", "DownStore").containsEntry("storeAvailable", false)
+      assertThat(health.getDetails()).containsEntry("store", "SwitchableStore").containsEntry("storeAvailable", false)
           .containsEntry("storeFailure", "local");
       assertThat((String) health.getDetails().get("detail")).contains("does not answer");
     });
-    runner.withBean(RateLimitStore.class, DownStore::new)
+    runner.withBean(RateLimitStore.class, SwitchableStore::unavailable)
         .withPropertyValues("ratelimit.health.down-when-store-unavailable=true", "ratelimit.store-failure=open")
         .run(context -> {
           context.getBean(RateLimiter.class).limit("api", "ann", 1);
@@ -130,7 +125,7 @@ class RateLimitOperationsTest {
    */
   @Test
   void megabyteKeysThroughTheAspect_reachTheStoreAtMost256Bytes_andEachKeepsItsOwnBucket() {
-    KeyRecordingStore store = new KeyRecordingStore(new InMemoryStore());
+    SwitchableStore store = new SwitchableStore(new InMemoryStore());
     runner.withBean(RateLimitStore.class, () -> store).withBean(Greeter.class)
         .withPropertyValues("ratelimit.limits.api=token-bucket rate=1 period=1h").run(context -> {
           Greeter greeter = context.getBean(Greeter.class);
@@ -139,85 +134,8 @@ class RateLimitOperationsTest {
             assertThat(greeter.greet(key)).isEqualTo("hello");
             assertThatThrownBy(() -> greeter.greet(key)).isInstanceOf(RateLimitExceededException.class);
           }
-          assertThat(store.calls.get()).isEqualTo(400);
-          assertThat(store.longestKeyBytes.get()).isLessThanOrEqualTo(256);
+          assertThat(store.keys()).hasSize(400)
+              .allSatisfy(key -> assertThat(key.getBytes(StandardCharsets.UTF_8)).hasSizeLessThanOrEqualTo(256));
         });
-  }
-
-  /** Records the longest key, in UTF-8 bytes, that reaches the store. */
-  static final class KeyRecordingStore implements RateLimitStore {
-    private final RateLimitStore inner;
-    final AtomicInteger longestKeyBytes = new AtomicInteger();
-    final AtomicInteger calls = new AtomicInteger();
-
-    KeyRecordingStore(RateLimitStore inner) {
-      this.inner = inner;
-    }
-
-    @Override
-    public KeySpace bind(String name, Limit limit) {
-      KeySpace space = inner.bind(name, limit);
-      return new KeySpace() {
-        @Override
-        public String name() {
-          return space.name();
-        }
-
-        @Override
-        public Limit limit() {
-          return space.limit();
-        }
-
-        @Override
-        public Decision apply(String key, Operation op, double count, long maxWaitMillis) {
-          calls.incrementAndGet();
-          longestKeyBytes.accumulateAndGet(key.getBytes(StandardCharsets.UTF_8).length, Math::max);
-          return space.apply(key, op, count, maxWaitMillis);
-        }
-
-        @Override
-        public void reset(String key) {
-          space.reset(key);
-        }
-
-        @Override
-        public Decision refund(String key, double count) {
-          return space.refund(key, count);
-        }
-      };
-    }
-  }
-
-  /** A remote store that is down. */
-  static final class DownStore implements RateLimitStore {
-    @Override
-    public KeySpace bind(String name, Limit limit) {
-      return new KeySpace() {
-        @Override
-        public String name() {
-          return name;
-        }
-
-        @Override
-        public Limit limit() {
-          return limit;
-        }
-
-        @Override
-        public Decision apply(String key, Operation op, double count, long maxWaitMillis) {
-          throw new StoreUnavailableException("connection refused (test)", null);
-        }
-
-        @Override
-        public void reset(String key) {
-          throw new StoreUnavailableException("connection refused (test)", null);
-        }
-
-        @Override
-        public Decision refund(String key, double count) {
-          throw new StoreUnavailableException("connection refused (test)", null);
-        }
-      };
-    }
   }
 }

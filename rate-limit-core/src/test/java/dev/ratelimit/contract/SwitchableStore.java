@@ -1,0 +1,93 @@
+package dev.ratelimit.contract;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Limit;
+import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.store.InMemoryStore;
+import dev.ratelimit.store.KeySpace;
+import dev.ratelimit.store.Operation;
+import dev.ratelimit.store.RateLimitStore;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * The one fake of a remote store for tests: it wraps a store and, while switched off, throws as a
+ * remote store does when it is down, before the wrapped store sees the call. It records every key
+ * it is asked about, refused calls included, so tests can count calls and see what reached a store.
+ */
+public final class SwitchableStore implements RateLimitStore {
+  private final RateLimitStore inner;
+  private final Queue<String> keys = new ConcurrentLinkedQueue<>();
+  private volatile boolean down;
+
+  public SwitchableStore(RateLimitStore inner) {
+    this.inner = inner;
+  }
+
+  /** A store that is down from the start and stays down: every decision fails, as on a lost connection. */
+  public static SwitchableStore unavailable() {
+    SwitchableStore store = new SwitchableStore(new InMemoryStore());
+    store.switchOff();
+    return store;
+  }
+
+  public void switchOff() {
+    down = true;
+  }
+
+  public void switchOn() {
+    down = false;
+  }
+
+  /** Every key the store was asked about (decide, reset, refund), in order, refused calls included. */
+  public List<String> keys() {
+    return List.copyOf(keys);
+  }
+
+  /** How many calls reached the store, refused calls included. */
+  public int calls() {
+    return keys.size();
+  }
+
+  private void call(String key) {
+    keys.add(key);
+    if (down) {
+      throw new StoreUnavailableException("switched off", null);
+    }
+  }
+
+  @Override
+  public KeySpace bind(String name, Limit limit) {
+    KeySpace space = inner.bind(name, limit);
+    return new KeySpace() {
+      @Override
+      public String name() {
+        return space.name();
+      }
+
+      @Override
+      public Limit limit() {
+        return space.limit();
+      }
+
+      @Override
+      public Decision apply(String key, Operation op, double count, long maxWaitMillis) {
+        call(key);
+        return space.apply(key, op, count, maxWaitMillis);
+      }
+
+      @Override
+      public void reset(String key) {
+        call(key);
+        space.reset(key);
+      }
+
+      @Override
+      public Decision refund(String key, double count) {
+        call(key);
+        return space.refund(key, count);
+      }
+    };
+  }
+}
