@@ -145,6 +145,17 @@ public abstract class LimitKind {
     return HexFormat.of().formatHex(LongKeys.sha256(text.toString()), 0, 4);
   }
 
+  /**
+   * Whether a key's state means the same under both limits: same kind, same store parameters and
+   * alignment, so the same {@link #fingerprint}; they may differ in {@code mode} and
+   * {@code failure} only (which no store reads).
+   */
+  public static boolean sameState(Limit a, Limit b) {
+    LimitKind kind = of(a);
+    return kind == of(b) && java.util.Arrays.equals(kind.storeParameters(a), kind.storeParameters(b))
+        && java.util.Objects.equals(kind.alignment(a), kind.alignment(b));
+  }
+
   /** What identifies a limit's state beyond its parameters, or {@code null}. */
   String alignment(Limit limit) {
     return null;

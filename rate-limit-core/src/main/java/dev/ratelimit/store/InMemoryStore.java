@@ -96,6 +96,28 @@ public final class InMemoryStore implements RateLimitStore {
     return space;
   }
 
+  /**
+   * The previous space itself when the keys read the same under both limits (only {@code mode}
+   * or {@code failure} differ). For another token bucket, GCRA or fixed window, a space that
+   * takes each key over on first touch, its used units kept, capped by the new capacity (every
+   * call on the previous space goes to the new one from then on). Otherwise a space of fresh keys,
+   * the previous one's left to the sweeps.
+   */
+  @Override
+  public KeySpace rebind(KeySpace previous, Limit limit) {
+    InMemoryKeySpace mine = own(previous);
+    if (LimitKind.sameState(mine.limit(), limit)) {
+      return mine;
+    }
+    LimitKind kind = LimitKind.of(limit);
+    if (mine instanceof WordKeySpace word && kind == LimitKind.of(mine.limit())) {
+      WordKeySpace next = new WordKeySpace(this, previous.name(), limit, kind.word(limit), word);
+      spaces.add(next);
+      return next;
+    }
+    return bind(previous.name(), limit);
+  }
+
   /** Never: it is in this process. */
   @Override
   public boolean canFail() {

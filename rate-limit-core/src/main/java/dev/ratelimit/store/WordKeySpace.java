@@ -38,11 +38,27 @@ final class WordKeySpace extends InMemoryKeySpace {
   private final long period;
   private final long fixedOffset;
   private final Map<String, Cell> cells = new ConcurrentHashMap<>();
+  /** The space of the limit this one replaced, whose keys move here on first touch; or {@code null}. */
+  private final WordKeySpace predecessor;
+  /** The space that replaced this one: every call goes there, so no key is decided in both. */
+  private volatile WordKeySpace successor;
   @SuppressWarnings("unused") // through BASE
   private volatile long base = UNSET;
 
   WordKeySpace(InMemoryStore store, String name, Limit limit, WordAlgorithm algorithm) {
+    this(store, name, limit, algorithm, null);
+  }
+
+  /**
+   * A space taking over from {@code predecessor} (a limit of the same kind replaced at runtime):
+   * each key moves here when first touched, its used units kept, capped by the new capacity.
+   */
+  WordKeySpace(InMemoryStore store, String name, Limit limit, WordAlgorithm algorithm, WordKeySpace predecessor) {
     super(store, name, limit);
+    this.predecessor = predecessor;
+    if (predecessor != null) {
+      predecessor.successor = this; // before this space is published: no call decides on both
+    }
     this.algorithm = algorithm;
     this.usesStamp = algorithm.usesStamp();
     this.kind = LimitKind.of(limit);
@@ -113,7 +129,14 @@ final class WordKeySpace extends InMemoryKeySpace {
   Decision applyAt(String key, Operation op, double count, long maxWait, long now) {
     long t = timeline(key, now);
     for (;;) {
+      WordKeySpace taker = successor;
+      if (taker != null) {
+        return taker.applyAt(key, op, count, maxWait, now); // a call that read the old limit
+      }
       Cell cell = cells.get(key);
+      if (cell == null && carryOver(key, now, t)) {
+        continue;
+      }
       if (cell == null) {
         Decision decision = applyToNewKey(key, op, count, maxWait, t);
         if (decision != null) {
@@ -158,11 +181,68 @@ final class WordKeySpace extends InMemoryKeySpace {
     return algorithm.admitted(next, stamp, op, t);
   }
 
+  /**
+   * Moves the key's state from the predecessor, if it has one: its used units, capped by this
+   * capacity. Atomic per key ({@code computeIfAbsent}), so two first touches move it once.
+   *
+   * @return whether a state was moved (look the cell up again)
+   */
+  private boolean carryOver(String key, long now, long t) {
+    if (predecessor == null || !predecessor.holds(key)) {
+      return false;
+    }
+    boolean[] moved = new boolean[1];
+    cells.computeIfAbsent(key, k -> {
+      double used = predecessor.takeUsed(k, now);
+      if (Double.isNaN(used)) {
+        return null;
+      }
+      moved[0] = true;
+      store().added();
+      return new Cell(Double.doubleToRawLongBits(algorithm.carried(used, t)), usesStamp ? t : WordAlgorithm.NO_STAMP);
+    });
+    return moved[0] || cells.containsKey(key);
+  }
+
+  /** Whether this space or one it replaced holds a state for the key. */
+  private boolean holds(String key) {
+    return cells.containsKey(key) || predecessor != null && predecessor.holds(key);
+  }
+
+  /**
+   * Removes the key's state and returns its units used at {@code now}, capped by this capacity
+   * when they come from further back; {@code NaN} when no space in the chain holds it.
+   */
+  private double takeUsed(String key, long now) {
+    for (;;) {
+      Cell cell = cells.get(key);
+      if (cell == null) {
+        return predecessor == null ? Double.NaN : Math.min(limit.capacity(), predecessor.takeUsed(key, now));
+      }
+      long bits = cell.word;
+      if (bits != Cell.DEAD && cell.kill(bits)) {
+        cells.remove(key, cell);
+        store().removed();
+        return algorithm.used(Double.longBitsToDouble(bits), cell.stamp, timeline(key, now));
+      }
+      if (bits == Cell.DEAD) {
+        cells.remove(key, cell);
+      }
+    }
+  }
+
   @Override
   Decision refundAt(String key, double count, long now) {
     long t = timeline(key, now);
     for (;;) {
+      WordKeySpace taker = successor;
+      if (taker != null) {
+        return taker.refundAt(key, count, now);
+      }
       Cell cell = cells.get(key);
+      if (cell == null && carryOver(key, now, t)) {
+        continue;
+      }
       if (cell == null) {
         return algorithm.decide(WordAlgorithm.FRESH, WordAlgorithm.NO_STAMP, Operation.CHECK, 0, 0, t);
       }
@@ -185,6 +265,19 @@ final class WordKeySpace extends InMemoryKeySpace {
 
   @Override
   public void reset(String key) {
+    WordKeySpace taker = successor;
+    if (taker != null) {
+      taker.reset(key); // which forgets it here too
+    } else {
+      resetHere(key);
+    }
+  }
+
+  /** Forgets the key in this space and in those it replaced, without forwarding. */
+  private void resetHere(String key) {
+    if (predecessor != null) {
+      predecessor.resetHere(key);
+    }
     Cell cell = cells.get(key);
     while (cell != null) {
       long bits = cell.word;
