@@ -109,9 +109,8 @@ public final class InMemoryStore implements RateLimitStore {
     if (LimitKind.sameState(mine.limit(), limit)) {
       return mine;
     }
-    LimitKind kind = LimitKind.of(limit);
-    if (mine instanceof WordKeySpace word && kind == LimitKind.of(mine.limit())) {
-      WordKeySpace next = new WordKeySpace(this, previous.name(), limit, kind.word(limit), word);
+    if (mine instanceof WordKeySpace word && LimitKind.carriesOver(mine.limit(), limit)) {
+      WordKeySpace next = new WordKeySpace(this, previous.name(), limit, LimitKind.of(limit).word(limit), word);
       spaces.add(next);
       return next;
     }
@@ -166,6 +165,13 @@ public final class InMemoryStore implements RateLimitStore {
 
   void removed() {
     size.decrementAndGet();
+  }
+
+  /** A space nothing will read again (replaced twice): no longer swept, its keys no longer counted. */
+  void retire(InMemoryKeySpace space, long keys) {
+    if (spaces.remove(space)) {
+      size.addAndGet(-keys);
+    }
   }
 
   /** Drops fresh keys, then evicts the keys closest to fresh while above the bound. */

@@ -38,8 +38,11 @@ final class WordKeySpace extends InMemoryKeySpace {
   private final long period;
   private final long fixedOffset;
   private final Map<String, Cell> cells = new ConcurrentHashMap<>();
-  /** The space of the limit this one replaced, whose keys move here on first touch; or {@code null}. */
-  private final WordKeySpace predecessor;
+  /**
+   * The space of the limit this one replaced, whose keys move here on first touch; or
+   * {@code null}. Dropped when this space is replaced in turn: only one step back carries over.
+   */
+  private volatile WordKeySpace predecessor;
   /** The space that replaced this one: every call goes there, so no key is decided in both. */
   private volatile WordKeySpace successor;
   @SuppressWarnings("unused") // through BASE
@@ -58,6 +61,11 @@ final class WordKeySpace extends InMemoryKeySpace {
     this.predecessor = predecessor;
     if (predecessor != null) {
       predecessor.successor = this; // before this space is published: no call decides on both
+      WordKeySpace older = predecessor.predecessor;
+      predecessor.predecessor = null;
+      if (older != null) {
+        store.retire(older, older.cells.size()); // its keys now start fresh: nothing reads them
+      }
     }
     this.algorithm = algorithm;
     this.usesStamp = algorithm.usesStamp();
@@ -188,6 +196,7 @@ final class WordKeySpace extends InMemoryKeySpace {
    * @return whether a state was moved (look the cell up again)
    */
   private boolean carryOver(String key, long now, long t) {
+    WordKeySpace predecessor = this.predecessor;
     if (predecessor == null || !predecessor.holds(key)) {
       return false;
     }
@@ -204,20 +213,21 @@ final class WordKeySpace extends InMemoryKeySpace {
     return moved[0] || cells.containsKey(key);
   }
 
-  /** Whether this space or one it replaced holds a state for the key. */
+  /** Whether this space holds a state for the key. */
   private boolean holds(String key) {
-    return cells.containsKey(key) || predecessor != null && predecessor.holds(key);
+    return cells.containsKey(key);
   }
 
   /**
-   * Removes the key's state and returns its units used at {@code now}, capped by this capacity
-   * when they come from further back; {@code NaN} when no space in the chain holds it.
+   * Removes the key's state and returns its units used at {@code now}; {@code NaN} when this
+   * space holds none. One step back only, as a remote store knows only the previous limit's
+   * fingerprint: a key untouched since an older limit starts fresh.
    */
   private double takeUsed(String key, long now) {
     for (;;) {
       Cell cell = cells.get(key);
       if (cell == null) {
-        return predecessor == null ? Double.NaN : Math.min(limit.capacity(), predecessor.takeUsed(key, now));
+        return Double.NaN;
       }
       long bits = cell.word;
       if (bits != Cell.DEAD && cell.kill(bits)) {
@@ -273,8 +283,9 @@ final class WordKeySpace extends InMemoryKeySpace {
     }
   }
 
-  /** Forgets the key in this space and in those it replaced, without forwarding. */
+  /** Forgets the key in this space and in the one it replaced, without forwarding. */
   private void resetHere(String key) {
+    WordKeySpace predecessor = this.predecessor;
     if (predecessor != null) {
       predecessor.resetHere(key);
     }

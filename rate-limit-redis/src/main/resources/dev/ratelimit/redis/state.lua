@@ -15,27 +15,38 @@ local function read_now(given)
   return tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
 end
 
--- The limit whose arguments start at ARGV[at] (kind, fingerprint, ARG_PARAMETERS parameters):
--- its kind's limit table and its fingerprint.
+-- The limit whose arguments start at ARGV[at] (kind, fingerprint, ARG_PARAMETERS parameters,
+-- then the limit it replaced: fingerprint or '-', ARG_PARAMETERS parameters): its kind's limit
+-- table, with the previous one as L.previous (and L.previous_fingerprint), and its fingerprint.
 local function read_limit(at)
   local kind = KINDS[ARGV[at]]
   if kind == nil then
     error('unknown kind of limit ' .. tostring(ARGV[at]))
   end
-  return kind(unpack(ARGV, at + 2, at + 1 + ARG_PARAMETERS)), ARGV[at + 1]
+  local L = kind(unpack(ARGV, at + 2, at + 1 + ARG_PARAMETERS))
+  local previous = ARGV[at + 2 + ARG_PARAMETERS]
+  if previous ~= '-' then
+    L.previous = kind(unpack(ARGV, at + 3 + ARG_PARAMETERS, at + 2 + 2 * ARG_PARAMETERS))
+    L.previous_fingerprint = previous
+  end
+  return L, ARGV[at + 1]
 end
 
 -- The key's state, or nil when it is fresh (missing, expired, or written under another limit).
-local function load_state(key, fingerprint, limit)
+-- A state written under the limit this one replaced is carried over (DESIGN.md §6).
+local function load_state(key, fingerprint, limit, now)
   local value = redis.call('GET', key)
   if not value then
     return nil
   end
   local written_by, state = limit:load(value)
-  if written_by ~= fingerprint then
-    return nil
+  if written_by == fingerprint then
+    return state
   end
-  return state
+  if limit.previous ~= nil and written_by == limit.previous_fingerprint then
+    return limit:carry(state, now)
+  end
+  return nil
 end
 
 -- Writes the state with PEXPIRE at the moment it becomes fresh (ttl ms from now: the resetAfter
