@@ -445,7 +445,7 @@ public final class RateLimiter implements AutoCloseable {
    * plan) while the limiter serves. Each call reads the limit once, so it is decided wholly by
    * the old limit or wholly by the new. Keys keep their state when it reads the same under both
    * (only {@code mode} or {@code failure} changed); any other change starts every key fresh
-   * (DESIGN.md §6).
+   * (DESIGN.md §2.7).
    *
    * @return the limit it replaced
    * @throws IllegalArgumentException for an unknown limit or a plan not configured for it

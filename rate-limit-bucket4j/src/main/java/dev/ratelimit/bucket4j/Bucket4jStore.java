@@ -92,7 +92,7 @@ public final class Bucket4jStore implements RateLimitStore {
   /**
    * Keeps every key's state when only {@code mode} or {@code failure} changed (the buckets'
    * keys stay the same); starts fresh for a limit of another kind. A changed limit of the same
-   * kind would have to carry each key's used units over (DESIGN.md §6), which bucket4j's buckets
+   * kind would have to carry each key's used units over (DESIGN.md §2.7), which bucket4j's buckets
    * can't be made to do from outside: refused.
    *
    * @throws UnsupportedOperationException for a changed token bucket or fixed window
@@ -102,7 +102,7 @@ public final class Bucket4jStore implements RateLimitStore {
     Objects.requireNonNull(limit, "limit");
     if (!LimitKind.sameState(previous.limit(), limit) && LimitKind.carriesOver(previous.limit(), limit)) {
       throw new UnsupportedOperationException("the bucket4j store can't carry the keys of limit '" + previous.name()
-          + "' over to a changed " + limit.kind() + " (DESIGN.md §6); at runtime only mode and failure can change "
+          + "' over to a changed " + limit.kind() + " (DESIGN.md §2.7); at runtime only mode and failure can change "
           + "on this store, or the kind (starting fresh)");
     }
     return bind(previous.name(), limit);

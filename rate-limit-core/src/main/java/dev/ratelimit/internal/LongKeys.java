@@ -5,7 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /**
- * For the places that keep long keys out of a store (DESIGN.md §6: keys longer than 256 bytes
+ * For the places that keep long keys out of a store (DESIGN.md §2.7: keys longer than 256 bytes
  * are hashed): the UTF-8 length test and the SHA-256 digest, in one place. Each caller keeps its
  * own form of the hashed key.
  */

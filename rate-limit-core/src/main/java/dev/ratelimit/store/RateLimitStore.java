@@ -27,7 +27,7 @@ public interface RateLimitStore extends AutoCloseable {
 
   /**
    * Binds {@code limit} in place of {@code previous} under the same name, while both may serve
-   * (a limit changed at runtime, DESIGN.md §6). Rule: when the two limits' keys read the same
+   * (a limit changed at runtime, DESIGN.md §2.7). Rule: when the two limits' keys read the same
    * ({@link dev.ratelimit.algorithm.LimitKind#sameState}: only {@code mode} or {@code failure}
    * differ), every key keeps its state; otherwise every key starts fresh under {@code limit}.
    * The default binds anew, which is right for stores that key state by name and tell limits

@@ -74,7 +74,7 @@ public abstract class RateLimitStoreContract {
 
   /**
    * Whether this store carries a key's used units over to a changed limit of its kind
-   * (DESIGN.md §6); a store that can't must refuse the change with a clear error.
+   * (DESIGN.md §2.7); a store that can't must refuse the change with a clear error.
    */
   protected boolean carriesStateOver() {
     return true;

@@ -93,7 +93,7 @@ public final class RedisStore implements RateLimitStore {
   /**
    * The same Redis keys under the new limit (state is keyed by name): kept as they are when only
    * {@code mode} or {@code failure} changed (the fingerprint is the same); carried over on first
-   * touch from the previous limit of a token bucket, GCRA or fixed window (DESIGN.md §6); fresh
+   * touch from the previous limit of a token bucket, GCRA or fixed window (DESIGN.md §2.7); fresh
    * otherwise, and for a key last written under an older limit than the previous one.
    */
   @Override

@@ -8,7 +8,7 @@ package dev.ratelimit.redis;
  * <pre>
  * preamble   now (epoch ms, or '' for Redis TIME), keep ('1': keys never expire)
  * limit      kind, fingerprint, {@value #PARAMETERS} parameters (the last: a fixed window's offset),
- *            then the limit it replaced: its fingerprint ('-': none) and parameters (DESIGN.md §6)
+ *            then the limit it replaced: its fingerprint ('-': none) and parameters (DESIGN.md §2.7)
  * main-batch preamble, one limit, then one request list per key (KEYS[k])
  * main-all   preamble, then per charge: a limit and its count
  * </pre>

@@ -33,7 +33,7 @@ local function read_limit(at)
 end
 
 -- The key's state, or nil when it is fresh (missing, expired, or written under another limit).
--- A state written under the limit this one replaced is carried over (DESIGN.md §6).
+-- A state written under the limit this one replaced is carried over (DESIGN.md §2.7).
 local function load_state(key, fingerprint, limit, now)
   local value = redis.call('GET', key)
   if not value then

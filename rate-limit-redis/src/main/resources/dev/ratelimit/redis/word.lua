@@ -191,7 +191,7 @@ end
 -- modulo the period); base_period: the base is a multiple of it (the period for fixed windows,
 -- else 1 ms).
 -- A state written under L.previous, the limit of this kind that L replaced: its units used at
--- now stay used, capped by L's capacity, as WordAlgorithm.used and carried do (DESIGN.md §6).
+-- now stay used, capped by L's capacity, as WordAlgorithm.used and carried do (DESIGN.md §2.7).
 local function word_carry(L, state, now)
   local P = L.previous
   local word, stamp, base = state[1], state[2], state[3]
