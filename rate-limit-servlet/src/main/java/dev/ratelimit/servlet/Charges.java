@@ -4,6 +4,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.Decisions;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.LimitCall;
+import dev.ratelimit.PendingCharge;
 import dev.ratelimit.RateLimiter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -18,9 +19,51 @@ final class Charges {
   private static final Rule[] NO_RULES = {};
   private static final Charges NONE = new Charges(NO_RULES, new String[0], null);
 
-  /** What a spend ended in: admitted, or denied by {@code limit}, which frees up after the wait. */
-  record Verdict(boolean allowed, String limit, long retryAfterMillis) {
-    static final Verdict ADMITTED = new Verdict(true, null, 0);
+  /**
+   * What a spend ended in: admitted, or denied by {@code limit}, which frees up after the wait;
+   * and, for rules with {@code charge-on}, what to settle once the status is known ({@code null}:
+   * nothing).
+   */
+  record Verdict(boolean allowed, String limit, long retryAfterMillis, Settlement settlement) {
+    static final Verdict ADMITTED = new Verdict(true, null, 0, null);
+  }
+
+  /**
+   * The charges of {@code charge-on} rules, kept or refunded by the response status, once. A
+   * rule's refund goes through its {@link PendingCharge} when it was charged alone (exact, also
+   * for a shadow limit); with other rules, through {@link RateLimiter#refund}.
+   */
+  static final class Settlement {
+    private final RateLimiter limiter;
+    private final List<Rule> rules = new ArrayList<>();
+    private final List<String> keys = new ArrayList<>();
+    private final List<PendingCharge> pending = new ArrayList<>();
+    private final java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
+
+    Settlement(RateLimiter limiter) {
+      this.limiter = limiter;
+    }
+
+    void add(Rule rule, String key, PendingCharge charge) {
+      rules.add(rule);
+      keys.add(key);
+      pending.add(charge);
+    }
+
+    /** Keeps each charge whose rule counts this status, refunds the others; only the first call counts. */
+    void settle(int status) {
+      if (!settled.compareAndSet(false, true)) {
+        return;
+      }
+      for (int i = 0; i < rules.size(); i++) {
+        boolean counts = rules.get(i).chargeOn().counts(status);
+        if (pending.get(i) != null) {
+          pending.get(i).settle(counts);
+        } else if (!counts) {
+          limiter.refund(rules.get(i).limit(), keys.get(i), rules.get(i).cost());
+        }
+      }
+    }
   }
 
   private final Rule[] rules;
@@ -92,15 +135,62 @@ final class Charges {
   Verdict spend(RateLimiter limiter, Headers headers, HttpServletResponse response) {
     if (rules.length == 1) {
       // the usual case, without the all-or-nothing call's lists
-      Decision decision = limiter.limit(rules[0].limit(), keys[0], rules[0].cost());
-      headers.write(response, rules[0], decision, limiter.clock());
-      return decision.allowed() ? Verdict.ADMITTED
-          : new Verdict(false, rules[0].limit(), decision.retryAfterMillis());
+      Rule rule = rules[0];
+      Settlement settlement = null;
+      Decision decision;
+      if (rule.chargeOn() == null) {
+        decision = limiter.limit(rule.limit(), keys[0], rule.cost());
+      } else {
+        PendingCharge charge = limiter.charge(rule.limit(), keys[0], rule.cost());
+        decision = charge.decision();
+        settlement = new Settlement(limiter);
+        settlement.add(rule, keys[0], charge);
+      }
+      if (!rule.spec().shadow()) {
+        headers.write(response, rule, decision, limiter.clock());
+      }
+      return decision.allowed() ? new Verdict(true, null, 0, settlement)
+          : new Verdict(false, rule.limit(), decision.retryAfterMillis(), null);
     }
     Decisions decisions = limiter.limitAll(calls());
-    headers.write(response, rules, decisions, limiter.clock());
-    return decisions.allowed() ? Verdict.ADMITTED
-        : new Verdict(false, rules[decisions.mostRestrictive()].limit(), decisions.retryAfterMillis());
+    writeHeaders(limiter, headers, response, decisions);
+    if (!decisions.allowed()) {
+      return new Verdict(false, rules[decisions.mostRestrictive()].limit(), decisions.retryAfterMillis(), null);
+    }
+    Settlement settlement = null;
+    for (int i = 0; i < rules.length; i++) {
+      if (rules[i].chargeOn() != null) {
+        settlement = settlement != null ? settlement : new Settlement(limiter);
+        settlement.add(rules[i], keys[i], null);
+      }
+    }
+    return settlement == null ? Verdict.ADMITTED : new Verdict(true, null, 0, settlement);
+  }
+
+  /** The headers of the enforced rules only: a shadow limit is never shown to clients. */
+  private void writeHeaders(RateLimiter limiter, Headers headers, HttpServletResponse response, Decisions decisions) {
+    int shown = 0;
+    for (Rule rule : rules) {
+      shown += rule.spec().shadow() ? 0 : 1;
+    }
+    if (shown == rules.length) {
+      headers.write(response, rules, decisions, limiter.clock());
+      return;
+    }
+    if (shown == 0) {
+      return;
+    }
+    Rule[] enforced = new Rule[shown];
+    List<LimitCall> calls = new ArrayList<>(shown);
+    List<Decision> own = new ArrayList<>(shown);
+    for (int i = 0, at = 0; i < rules.length; i++) {
+      if (!rules[i].spec().shadow()) {
+        enforced[at++] = rules[i];
+        calls.add(decisions.calls().get(i));
+        own.add(decisions.decisions().get(i));
+      }
+    }
+    headers.write(response, enforced, new Decisions(calls, own), limiter.clock());
   }
 
   private List<LimitCall> calls() {

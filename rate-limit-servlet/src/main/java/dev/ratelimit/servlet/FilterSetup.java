@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A filter's configuration while it is given, by {@link RateLimitFilter.Builder} or by
@@ -24,13 +25,14 @@ final class FilterSetup {
   private RejectionHandler rejection = RejectionHandler.problemJson();
 
   /** A rule before its key is resolved: the key is a spec ({@code ip}, ...) or a resolver. */
-  private record PendingRule(UrlPattern pattern, String limit, String keySpec, KeyResolver key, double cost) {
+  private record PendingRule(UrlPattern pattern, String limit, String keySpec, KeyResolver key, double cost,
+      Set<String> methods, ChargeOn chargeOn) {
 
     /** The rule on the limiter's limits; a spec'd key is read now, with the client addresses finally set. */
     Rule resolve(Map<String, Limit> known, ClientAddress clients) {
       try {
         KeyResolver resolver = key != null ? key : BuiltInKeys.parse(keySpec, clients, BuiltInKeys.loader());
-        return Rule.of(pattern, limit, known, resolver, cost);
+        return Rule.of(pattern, limit, known, resolver, cost, methods, chargeOn);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("rule '" + pattern + " " + limit + "': " + e.getMessage(), e);
       }
@@ -49,12 +51,22 @@ final class FilterSetup {
 
   void rule(UrlPattern pattern, String limit, String keySpec, double cost) {
     rules.add(new PendingRule(pattern, Objects.requireNonNull(limit, "limit"), Objects.requireNonNull(keySpec, "key"),
-        null, Rule.checkCost(cost)));
+        null, Rule.checkCost(cost), null, null));
+  }
+
+  /** Sets the methods and the counting statuses of the rule added last (either {@code null}: unchanged). */
+  void lastRule(Set<String> methods, ChargeOn chargeOn) {
+    if (rules.isEmpty()) {
+      throw new IllegalStateException("methods and chargeOn apply to the rule added last; add a rule first");
+    }
+    PendingRule last = rules.remove(rules.size() - 1);
+    rules.add(new PendingRule(last.pattern(), last.limit(), last.keySpec(), last.key(), last.cost(),
+        methods != null ? methods : last.methods(), chargeOn != null ? chargeOn : last.chargeOn()));
   }
 
   void rule(UrlPattern pattern, String limit, KeyResolver key, double cost) {
     rules.add(new PendingRule(pattern, Objects.requireNonNull(limit, "limit"), null, Objects.requireNonNull(key, "key"),
-        Rule.checkCost(cost)));
+        Rule.checkCost(cost), null, null));
   }
 
   /** Replaces the trusted proxies and the header they write. */

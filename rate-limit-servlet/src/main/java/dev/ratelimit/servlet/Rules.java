@@ -11,6 +11,8 @@ final class Rules {
   private final Rule[] rules;
   private final Rule[] fallback;
   private final boolean needsPath;
+  /** Whether some rule applies to some methods only: then the method is matched too. */
+  private final boolean byMethod;
 
   Rules(List<Rule> rules) {
     List<Rule> matching = new ArrayList<>();
@@ -20,7 +22,8 @@ final class Rules {
     }
     this.rules = matching.toArray(NONE);
     this.fallback = fallback.toArray(NONE);
-    this.needsPath = matching.stream().anyMatch(rule -> rule.pattern().kind() != UrlPattern.Kind.ALL);
+    this.byMethod = rules.stream().anyMatch(rule -> rule.methods() != null);
+    this.needsPath = byMethod || matching.stream().anyMatch(rule -> rule.pattern().kind() != UrlPattern.Kind.ALL);
   }
 
   /** The rules for this request, in configuration order: those whose pattern matches, else the {@code /} ones. */
@@ -28,7 +31,7 @@ final class Rules {
     if (!needsPath) {
       return rules.length > 0 ? rules : fallback;
     }
-    return matching(path(request));
+    return byMethod ? matching(path(request), request.getMethod()) : matching(path(request));
   }
 
   Rule[] matching(String path) {
@@ -52,6 +55,27 @@ final class Rules {
       }
     }
     return matched;
+  }
+
+  /**
+   * The rules for a path and method: those whose pattern and methods match, else the {@code /}
+   * ones that apply to the method.
+   */
+  Rule[] matching(String path, String method) {
+    List<Rule> matched = new ArrayList<>();
+    for (Rule rule : rules) {
+      if (rule.pattern().matches(path) && rule.appliesTo(method)) {
+        matched.add(rule);
+      }
+    }
+    if (matched.isEmpty()) {
+      for (Rule rule : fallback) {
+        if (rule.appliesTo(method)) {
+          matched.add(rule);
+        }
+      }
+    }
+    return matched.toArray(NONE);
   }
 
   /** The path within the application, decoded and normalised by the container. */
