@@ -72,6 +72,13 @@ public final class CountingStore implements RateLimitStore {
     return new CountedSpace(inner.bind(name, limit), counts(name));
   }
 
+  /** The inner store's rebind (its carry-over rule), counted under the same name. */
+  @Override
+  public KeySpace rebind(KeySpace previous, Limit limit) {
+    KeySpace own = previous instanceof CountedSpace counted ? counted.inner : previous;
+    return new CountedSpace(inner.rebind(own, limit), counts(previous.name()));
+  }
+
   @Override
   public List<Decision> limitAll(List<Charge> charges) {
     long start = System.nanoTime();

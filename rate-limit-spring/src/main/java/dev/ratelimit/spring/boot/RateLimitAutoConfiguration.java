@@ -69,6 +69,7 @@ public final class RateLimitAutoConfiguration {
         throw new InvalidLimitConfigurationException("ratelimit.limits." + name + "=" + spec + ": " + e.getMessage(), e);
       }
     });
+    RateLimitPlans.add(properties, builder);
     return builder.build();
   }
 
