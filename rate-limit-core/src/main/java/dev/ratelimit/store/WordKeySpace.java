@@ -59,14 +59,6 @@ final class WordKeySpace extends InMemoryKeySpace {
   WordKeySpace(InMemoryStore store, String name, Limit limit, WordAlgorithm algorithm, WordKeySpace predecessor) {
     super(store, name, limit);
     this.predecessor = predecessor;
-    if (predecessor != null) {
-      predecessor.successor = this; // before this space is published: no call decides on both
-      WordKeySpace older = predecessor.predecessor;
-      predecessor.predecessor = null;
-      if (older != null) {
-        store.retire(older, older.cells.size()); // its keys now start fresh: nothing reads them
-      }
-    }
     this.algorithm = algorithm;
     this.usesStamp = algorithm.usesStamp();
     this.kind = LimitKind.of(limit);
@@ -74,6 +66,16 @@ final class WordKeySpace extends InMemoryKeySpace {
     this.randomPhase = kind.offsetPerKey(limit);
     this.period = kind.windowMillis(limit);
     this.fixedOffset = randomPhase ? 0 : kind.windowOffset(limit, "");
+    if (predecessor != null) {
+      // last, once every field is set (the volatile write publishes them to forwarded calls), and
+      // before the limiter publishes this space: no call decides on both
+      predecessor.successor = this;
+      WordKeySpace older = predecessor.predecessor;
+      predecessor.predecessor = null;
+      if (older != null) {
+        store.retire(older, older.cells.size()); // its keys now start fresh: nothing reads them
+      }
+    }
   }
 
   /**
@@ -142,8 +144,8 @@ final class WordKeySpace extends InMemoryKeySpace {
         return taker.applyAt(key, op, count, maxWait, now); // a call that read the old limit
       }
       Cell cell = cells.get(key);
-      if (cell == null && carryOver(key, now, t)) {
-        continue;
+      if (cell == null && (carryOver(key, now, t) || successor != null)) {
+        continue; // moved in from the predecessor, or out to a successor since the check above
       }
       if (cell == null) {
         Decision decision = applyToNewKey(key, op, count, maxWait, t);
@@ -207,10 +209,13 @@ final class WordKeySpace extends InMemoryKeySpace {
         return null;
       }
       moved[0] = true;
-      store().added();
       return new Cell(Double.doubleToRawLongBits(algorithm.carried(used, t)), usesStamp ? t : WordAlgorithm.NO_STAMP);
     });
-    return moved[0] || cells.containsKey(key);
+    if (moved[0]) {
+      store().added(); // outside computeIfAbsent: a sweep it may start removes from this map
+      return true;
+    }
+    return cells.containsKey(key);
   }
 
   /** Whether this space holds a state for the key. */
@@ -250,7 +255,7 @@ final class WordKeySpace extends InMemoryKeySpace {
         return taker.refundAt(key, count, now);
       }
       Cell cell = cells.get(key);
-      if (cell == null && carryOver(key, now, t)) {
+      if (cell == null && (carryOver(key, now, t) || successor != null)) {
         continue;
       }
       if (cell == null) {
