@@ -71,6 +71,24 @@ class RateLimitAutoConfigurationTest {
   }
 
   @Test
+  void plans_namingALimitAbsentFromLimits_failStartup_andAPlanSpecIsInForce() {
+    runner.withPropertyValues("ratelimit.plans.pro.search=100/1m").run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).rootCause().hasMessageContaining(
+          "ratelimit.plans.pro.search=100/1m: plan 'pro' names limit 'search', which ratelimit.limits does not define");
+    });
+    runner.withPropertyValues("ratelimit.plans.pro.api=token-bucket rate=5 period=1m").run(context -> {
+      assertThat(context).hasNotFailed();
+      dev.ratelimit.RateLimiter limiter = context.getBean(dev.ratelimit.RateLimiter.class);
+      assertThat(limiter.limit("api", "pro", "k", 5).allowed()).isTrue();
+      assertThat(limiter.limit("api", "k", 2).allowed()).as("the default plan: its own state").isTrue();
+      assertThat(limiter.limit("api", "k", 1).allowed()).as("the default plan: capacity 2").isFalse();
+    });
+    runner.withPropertyValues("ratelimit.plans.pro.api=token-bucket rate=5 period=1x").run(context ->
+        assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("bad value '1x' for period"));
+  }
+
+  @Test
   void badSpec_failsStartupWithAMessageNamingThePropertyAndTheToken() {
     runner.withPropertyValues("ratelimit.limits.login=token-bucket rate=5 period=15x").run(context -> {
       assertThat(context).hasFailed();
