@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.ratelimit.contract.Concurrently;
+import dev.ratelimit.store.InMemoryStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -36,6 +37,20 @@ class RuntimeChangesTest {
     assertThat(limiter.check("l", "other", 0).remaining()).as("untouched through two changes: fresh")
         .isCloseTo(4, within(1e-6));
     assertThat(limiter.check("l", "never", 0).remaining()).isCloseTo(4, within(1e-6));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
+  void replace_aKeyEvictedBeforeTheChange_carriesItsSketchedUsageOver(String kind) {
+    InMemoryStore store = new InMemoryStore(clock, 1); // the second key evicts one of the two
+    RateLimiter limiter = RateLimiter.builder().clock(clock).store(store).limit("l", kind + " rate=10 period=1h").build();
+    limiter.limit("l", "a", 6);
+    limiter.limit("l", "b", 9);
+    assertThat(store.size()).as("one of the two was folded into the limit's sketch").isEqualTo(1);
+    limiter.replace("l", kind + " rate=20 period=1h");
+    // the evicted one is read from the old limit's sketch (exact with one key folded), the other moved
+    assertThat(limiter.check("l", "a", 0).remaining()).as("6 used of 20").isCloseTo(14, within(1e-6));
+    assertThat(limiter.check("l", "b", 0).remaining()).as("9 used of 20").isCloseTo(11, within(1e-6));
   }
 
   @Test
