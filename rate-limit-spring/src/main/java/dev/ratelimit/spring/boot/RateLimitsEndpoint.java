@@ -35,7 +35,7 @@ public class RateLimitsEndpoint {
    * @param denied denied so far, by the store or by a failure policy
    * @param fallback of these, how many a failure policy decided while the store was down
    */
-  public record LimitInfo(String spec, long allowed, long denied, long fallback) {}
+  public record LimitInfo(String spec, long allowed, long denied, long fallback, long shadowDenied) {}
 
   /** The endpoint's answer. */
   public record Report(String store, boolean storeAvailable, Map<String, LimitInfo> limits) {}
@@ -55,8 +55,9 @@ public class RateLimitsEndpoint {
     Map<String, LimitInfo> limits = new LinkedHashMap<>();
     limiter.limits().forEach((name, limit) -> {
       DecisionCounts.Counts decided = counts.counts(name);
-      limits.put(name, decided == null ? new LimitInfo(limit.toString(), 0, 0, 0) : new LimitInfo(limit.toString(),
-          decided.allowed(), decided.denied(), decided.fallbackAllowed() + decided.fallbackDenied()));
+      limits.put(name, decided == null ? new LimitInfo(limit.toString(), 0, 0, 0, 0) : new LimitInfo(limit.toString(),
+          decided.allowed(), decided.denied(), decided.fallbackAllowed() + decided.fallbackDenied(),
+          decided.shadowDenied()));
     });
     return new Report(RateLimitHealthIndicator.storeName(limiter), limiter.storeAvailable(), limits);
   }

@@ -194,7 +194,7 @@ class RateLimitAutoConfigurationTest {
       RateLimitsEndpoint.Report report = context.getBean(RateLimitsEndpoint.class).limits();
       assertThat(report.store()).isEqualTo("InMemoryStore");
       assertThat(report.storeAvailable()).isTrue();
-      assertThat(report.limits().get("api")).isEqualTo(new RateLimitsEndpoint.LimitInfo("token-bucket rate=2 period=1m", 1, 0, 0));
+      assertThat(report.limits().get("api")).isEqualTo(new RateLimitsEndpoint.LimitInfo("token-bucket rate=2 period=1m", 1, 0, 0, 0));
       assertThat(report.limits().get("send-message").spec()).isEqualTo("token-bucket rate=10 period=1m capacity=3");
     });
   }
