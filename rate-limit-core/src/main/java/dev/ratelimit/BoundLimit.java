@@ -23,27 +23,34 @@ class BoundLimit {
   private final DecisionListener listener;
   /** The name decisions are reported under. */
   private final String reportedName;
+  /** {@code mode=shadow}: never denies; see {@link #finish}. */
+  final boolean shadow;
+  private final ShadowLog shadowLog;
   private final boolean reservable;
   private final double largestLimit;
   private final double largestReserve;
   private final double smallestCount;
 
-  BoundLimit(Binding binding, String name, Limit limit) {
-    this(binding, name, limit, limit);
+  BoundLimit(Binding binding, String name, Limit limit, KeySpace previous) {
+    this(binding, name, limit, limit, previous);
   }
 
   /**
    * @param stored the limit as the store keeps it (one shard's share, when sharded)
    * @param limit the limit as declared
+   * @param previous the store space of the limit this one replaces under the same name, or
+   *     {@code null}: the store keeps its keys' state when it reads the same under both
    */
-  BoundLimit(Binding binding, String name, Limit stored, Limit limit) {
+  BoundLimit(Binding binding, String name, Limit stored, Limit limit, KeySpace previous) {
     this.name = name;
     this.limit = limit;
-    this.raw = binding.store().bind(name, stored);
-    this.space = binding.guard(raw);
+    this.raw = previous == null ? binding.store().bind(name, stored) : binding.store().rebind(previous, stored);
+    this.space = binding.guard(raw, limit);
     this.guarded = space instanceof GuardedKeySpace g ? g : null;
     this.listener = binding.listener();
     this.reportedName = name.startsWith("~") ? limit.toString() : name;
+    this.shadow = limit.shadow();
+    this.shadowLog = shadow ? new ShadowLog(binding.clock()) : null;
     this.reservable = limit.reservable();
     this.largestLimit = limit.largestCount();
     this.largestReserve = limit.largestReservation();
@@ -54,8 +61,11 @@ class BoundLimit {
   interface Binding {
     RateLimitStore store();
 
-    /** The store's space behind the limit's failure policy. */
-    KeySpace guard(KeySpace raw);
+    /** The store's space behind the failure policy of {@code limit}. */
+    KeySpace guard(KeySpace raw, Limit limit);
+
+    /** The limiter's clock (for the shadow log's once a minute). */
+    Clock clock();
 
     /**
      * All or nothing: on the store when it answers ({@code raw} charges), else charge by charge
@@ -69,7 +79,15 @@ class BoundLimit {
   }
 
   static BoundLimit bind(Binding binding, String name, Limit limit) {
-    return limit.shards() > 1 ? new ShardedLimit(binding, name, limit) : new BoundLimit(binding, name, limit);
+    return bind(binding, name, limit, null);
+  }
+
+  /** A limit taking the place of {@code previous} under the same name (or the first, when {@code null}). */
+  static BoundLimit bind(Binding binding, String name, Limit limit, BoundLimit previous) {
+    KeySpace before = previous == null || previous.limit.shards() != limit.shards() ? null : previous.raw;
+    return limit.shards() > 1
+        ? new ShardedLimit(binding, name, limit, before)
+        : new BoundLimit(binding, name, limit, before);
   }
 
   /**
@@ -111,19 +129,34 @@ class BoundLimit {
   final Decision apply(String key, Operation op, double count, long maxWait) {
     check(op, count);
     if (listener == null) {
-      return decide(key, op, count, maxWait, null);
+      Decision decision = decide(key, op, count, maxWait, null);
+      return shadow ? finish(key, decision, null) : decision;
     }
     Report report = new Report();
-    return reported(decide(key, op, count, maxWait, report), report);
+    return finish(key, decide(key, op, count, maxWait, report), report);
   }
 
   final CompletionStage<Decision> applyAsync(String key, Operation op, double count, long maxWait) {
     check(op, count);
     if (listener == null) {
-      return decideAsync(key, op, count, maxWait, null);
+      CompletionStage<Decision> decision = decideAsync(key, op, count, maxWait, null);
+      return shadow ? decision.thenApply(d -> finish(key, d, null)) : decision;
     }
     Report report = new Report();
-    return decideAsync(key, op, count, maxWait, report).thenApply(decision -> reported(decision, report));
+    return decideAsync(key, op, count, maxWait, report).thenApply(decision -> finish(key, decision, report));
+  }
+
+  /**
+   * Takes {@code count} units up front (a {@code limit}), to be settled on the outcome; knows
+   * whether units were really taken (not by a shadow limit's would-be denial, nor by the
+   * {@code open} policy while the store is down).
+   */
+  final PendingCharge charge(String key, double count) {
+    check(Operation.LIMIT, count);
+    Report report = new Report();
+    Decision decision = decide(key, Operation.LIMIT, count, 0, report);
+    boolean taken = decision.allowed() && report.fallback(policy()) != FailurePolicy.OPEN;
+    return new PendingCharge(this, key, count, finish(key, decision, listener == null ? null : report), taken);
   }
 
   /** The decision on the store, or by the failure policy (noted in {@code report}, if any). */
@@ -142,16 +175,26 @@ class BoundLimit {
         : space.applyAsync(key, op, count, maxWait);
   }
 
-  /** Tells the listener; a listener that throws changes no decision. */
-  final Decision reported(Decision decision, Report report) {
+  /**
+   * The decision as the caller gets it: a shadow limit's would-be denial (or wait) becomes an
+   * admission, logged at most once a minute; then tells the listener, if any. A listener that
+   * throws changes no decision.
+   */
+  final Decision finish(String key, Decision decision, Report report) {
+    boolean shadowDenied = shadow && (!decision.allowed() || decision.retryAfterMillis() > 0);
+    Decision given = decision;
+    if (shadowDenied) {
+      given = new Decision(true, decision.remaining(), decision.limit(), 0, decision.resetAfterMillis());
+      shadowLog.wouldDeny(reportedName, key, decision);
+    }
     if (listener != null) {
       try {
-        listener.onDecision(reportedName, decision, report == null ? null : report.fallback(policy()));
+        listener.onDecision(reportedName, given, report == null ? null : report.fallback(policy()), shadowDenied);
       } catch (RuntimeException e) {
         ListenerFailures.ignored(e);
       }
     }
-    return decision;
+    return given;
   }
 
   /** The failure policy around this limit's store, or {@code null} when the store never fails. */

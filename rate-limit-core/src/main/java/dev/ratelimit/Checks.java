@@ -30,6 +30,10 @@ final class Checks {
     return value;
   }
 
+  static void mode(LimitMode mode) {
+    java.util.Objects.requireNonNull(mode, "mode (LimitMode.ENFORCE or LimitMode.SHADOW)");
+  }
+
   static int atLeastOne(String name, int value) {
     if (value < 1) {
       throw new IllegalArgumentException(name + " must be at least 1 but was " + value);

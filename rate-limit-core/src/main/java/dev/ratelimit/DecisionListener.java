@@ -27,4 +27,17 @@ public interface DecisionListener {
    *     {@link FailurePolicy#LOCAL} when that policy decided because the store was unavailable
    */
   void onDecision(String limit, Decision decision, FailurePolicy fallback);
+
+  /**
+   * What the limiter calls: the three-argument {@link #onDecision(String, Decision,
+   * FailurePolicy)} unless overridden. Override it to tell shadow denials apart, e.g. to count
+   * them as {@code outcome=shadow-denied}.
+   *
+   * @param decision the decision as the caller gets it: for a shadow limit, always allowed
+   * @param shadowDenied whether a limit in {@code mode=shadow} would have denied this request
+   *     (or, for a reservation, made it wait), had it been enforced
+   */
+  default void onDecision(String limit, Decision decision, FailurePolicy fallback, boolean shadowDenied) {
+    onDecision(limit, decision, fallback);
+  }
 }

@@ -16,12 +16,13 @@ import java.util.Optional;
  * @param failure the policy while a remote store is down; {@code null}: the store's
  */
 public record FixedWindow(double rate, Duration period, double capacity, double maxReserved, int shards,
-    Instant start, boolean randomPhase, FailurePolicy failure) implements Limit {
+    Instant start, boolean randomPhase, FailurePolicy failure, LimitMode mode) implements Limit {
 
   /** The default alignment: windows begin at whole multiples of the period since the epoch. */
   public static final Instant EPOCH = Instant.EPOCH;
 
   public FixedWindow {
+    Checks.mode(mode);
     Checks.positive("rate", rate);
     Checks.period(period);
     Checks.positive("capacity", capacity);
@@ -44,6 +45,11 @@ public record FixedWindow(double rate, Duration period, double capacity, double 
     }
   }
 
+  /** An enforced limit ({@code mode=enforce}). */
+  public FixedWindow(double rate, Duration period, double capacity, double maxReserved, int shards, Instant start, boolean randomPhase, FailurePolicy failure) {
+    this(rate, period, capacity, maxReserved, shards, start, randomPhase, failure, LimitMode.ENFORCE);
+  }
+
   @Override
   public String kind() {
     return "fixed-window";
@@ -61,28 +67,32 @@ public record FixedWindow(double rate, Duration period, double capacity, double 
   }
 
   public FixedWindow withCapacity(double capacity) {
-    return new FixedWindow(rate, period, capacity, maxReserved, shards, start, randomPhase, failure);
+    return new FixedWindow(rate, period, capacity, maxReserved, shards, start, randomPhase, failure, mode);
   }
 
   public FixedWindow withMaxReserved(double maxReserved) {
-    return new FixedWindow(rate, period, capacity, maxReserved, shards, start, randomPhase, failure);
+    return new FixedWindow(rate, period, capacity, maxReserved, shards, start, randomPhase, failure, mode);
   }
 
   public FixedWindow withShards(int shards) {
-    return new FixedWindow(rate, period, capacity, maxReserved, shards, start, randomPhase, failure);
+    return new FixedWindow(rate, period, capacity, maxReserved, shards, start, randomPhase, failure, mode);
   }
 
   public FixedWindow withStart(Instant start) {
-    return new FixedWindow(rate, period, capacity, maxReserved, shards, start, randomPhase, failure);
+    return new FixedWindow(rate, period, capacity, maxReserved, shards, start, randomPhase, failure, mode);
   }
 
   /** Each key gets its own window phase, so that windows don't all reset at once. */
   public FixedWindow withRandomPhase() {
-    return new FixedWindow(rate, period, capacity, maxReserved, shards, EPOCH, true, failure);
+    return new FixedWindow(rate, period, capacity, maxReserved, shards, EPOCH, true, failure, mode);
   }
 
   public FixedWindow withFailure(FailurePolicy failure) {
-    return new FixedWindow(rate, period, capacity, maxReserved, shards, start, randomPhase, failure);
+    return new FixedWindow(rate, period, capacity, maxReserved, shards, start, randomPhase, failure, mode);
+  }
+
+  public FixedWindow withMode(LimitMode mode) {
+    return new FixedWindow(rate, period, capacity, maxReserved, shards, start, randomPhase, failure, mode);
   }
 
   @Override
@@ -94,6 +104,6 @@ public record FixedWindow(double rate, Duration period, double capacity, double 
     } else if (!start.equals(EPOCH)) {
       spec.param("start", start.toString());
     }
-    return spec.failure(failure).toString();
+    return spec.failure(failure).mode(mode).toString();
   }
 }

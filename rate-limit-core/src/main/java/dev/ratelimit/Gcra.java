@@ -13,9 +13,10 @@ import java.util.Optional;
  * @param failure the policy while a remote store is down; {@code null}: the store's
  */
 public record Gcra(double rate, Duration period, double capacity, double maxReserved, int shards,
-    FailurePolicy failure) implements Limit {
+    FailurePolicy failure, LimitMode mode) implements Limit {
 
   public Gcra {
+    Checks.mode(mode);
     Checks.positive("rate", rate);
     Checks.period(period);
     Checks.positive("capacity", capacity);
@@ -23,6 +24,11 @@ public record Gcra(double rate, Duration period, double capacity, double maxRese
     Checks.atLeastOne("shards", shards);
     Checks.capacityFitsShards(capacity, shards);
     Checks.refillFits(capacity, rate, period, Checks.MAX_BUCKET_REFILL_MILLIS);
+  }
+
+  /** An enforced limit ({@code mode=enforce}). */
+  public Gcra(double rate, Duration period, double capacity, double maxReserved, int shards, FailurePolicy failure) {
+    this(rate, period, capacity, maxReserved, shards, failure, LimitMode.ENFORCE);
   }
 
   @Override
@@ -41,24 +47,28 @@ public record Gcra(double rate, Duration period, double capacity, double maxRese
   }
 
   public Gcra withCapacity(double capacity) {
-    return new Gcra(rate, period, capacity, maxReserved, shards, failure);
+    return new Gcra(rate, period, capacity, maxReserved, shards, failure, mode);
   }
 
   public Gcra withMaxReserved(double maxReserved) {
-    return new Gcra(rate, period, capacity, maxReserved, shards, failure);
+    return new Gcra(rate, period, capacity, maxReserved, shards, failure, mode);
   }
 
   public Gcra withShards(int shards) {
-    return new Gcra(rate, period, capacity, maxReserved, shards, failure);
+    return new Gcra(rate, period, capacity, maxReserved, shards, failure, mode);
   }
 
   public Gcra withFailure(FailurePolicy failure) {
-    return new Gcra(rate, period, capacity, maxReserved, shards, failure);
+    return new Gcra(rate, period, capacity, maxReserved, shards, failure, mode);
+  }
+
+  public Gcra withMode(LimitMode mode) {
+    return new Gcra(rate, period, capacity, maxReserved, shards, failure, mode);
   }
 
   @Override
   public String toString() {
     return new SpecWriter(kind()).rate(rate).period(period).capacity(capacity, rate)
-        .maxReserved(maxReserved).shards(shards).failure(failure).toString();
+        .maxReserved(maxReserved).shards(shards).failure(failure).mode(mode).toString();
   }
 }

@@ -47,6 +47,17 @@ public sealed interface Limit permits TokenBucket, Gcra, FixedWindow, SlidingWin
   FailurePolicy failure();
 
   /**
+   * {@link LimitMode#ENFORCE} (the default) or {@link LimitMode#SHADOW}: computed and charged as
+   * if enforced, but never denying ({@code mode=shadow} in a spec).
+   */
+  LimitMode mode();
+
+  /** Whether this limit only watches ({@code mode=shadow}). */
+  default boolean shadow() {
+    return mode() == LimitMode.SHADOW;
+  }
+
+  /**
    * How long an empty key takes to be full again, if nothing else happens: capacity / rate
    * periods for a token bucket or GCRA, whole windows for a fixed window, the period for the
    * sliding kinds; empty for a calendar quota, whose periods differ in length.

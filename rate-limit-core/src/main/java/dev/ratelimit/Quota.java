@@ -10,7 +10,7 @@ import java.util.Optional;
  * {@code rate} units per calendar day, ISO week (from Monday) or month at a fixed UTC offset;
  * nothing comes back before the period ends and nothing carries over.
  */
-public record Quota(double rate, Cadence cadence, ZoneOffset offset, FailurePolicy failure) implements Limit {
+public record Quota(double rate, Cadence cadence, ZoneOffset offset, FailurePolicy failure, LimitMode mode) implements Limit {
 
   /** The calendar period of a quota. */
   public enum Cadence {
@@ -22,12 +22,18 @@ public record Quota(double rate, Cadence cadence, ZoneOffset offset, FailurePoli
   }
 
   public Quota {
+    Checks.mode(mode);
     Checks.positive("rate", rate);
     Objects.requireNonNull(cadence, "cadence");
     Objects.requireNonNull(offset, "offset");
     if (offset.getTotalSeconds() % 60 != 0) {
       throw new IllegalArgumentException("offset must be whole minutes but was " + offset);
     }
+  }
+
+  /** An enforced limit ({@code mode=enforce}). */
+  public Quota(double rate, Cadence cadence, ZoneOffset offset, FailurePolicy failure) {
+    this(rate, cadence, offset, failure, LimitMode.ENFORCE);
   }
 
   @Override
@@ -47,11 +53,15 @@ public record Quota(double rate, Cadence cadence, ZoneOffset offset, FailurePoli
   }
 
   public Quota withOffset(ZoneOffset offset) {
-    return new Quota(rate, cadence, offset, failure);
+    return new Quota(rate, cadence, offset, failure, mode);
   }
 
   public Quota withFailure(FailurePolicy failure) {
-    return new Quota(rate, cadence, offset, failure);
+    return new Quota(rate, cadence, offset, failure, mode);
+  }
+
+  public Quota withMode(LimitMode mode) {
+    return new Quota(rate, cadence, offset, failure, mode);
   }
 
   @Override
@@ -60,6 +70,6 @@ public record Quota(double rate, Cadence cadence, ZoneOffset offset, FailurePoli
     if (!offset.equals(ZoneOffset.UTC)) {
       spec.param("offset", offset.getId());
     }
-    return spec.failure(failure).toString();
+    return spec.failure(failure).mode(mode).toString();
   }
 }

@@ -51,9 +51,14 @@ public final class RateLimiter implements AutoCloseable {
   private final DecisionListener listener;
   /** Where limits with the {@code local} policy decide while the store is down; made on first need. */
   private volatile InMemoryStore localStore;
-  /** Looked up on every call: a plain hash map, never changed after construction. */
-  private final Map<String, BoundLimit> named;
-  private final Map<String, Limit> limits;
+  /**
+   * Looked up on every call: plain hash maps, never changed after construction; what changes at
+   * runtime is each slot's one volatile reference ({@link #replace}).
+   */
+  private final Map<String, Slot> named;
+  /** Limit name → plan name → slot, for the names that have plans. */
+  private final Map<String, Map<String, Slot>> plans;
+  private final UnknownPlans unknownPlans = new UnknownPlans();
   private final Map<Limit, BoundLimit> adHoc = new ConcurrentHashMap<>();
 
   private RateLimiter(Builder builder) {
@@ -63,10 +68,40 @@ public final class RateLimiter implements AutoCloseable {
     this.health = new StoreHealth(clock, builder.storeRetry.toMillis());
     this.guard = new FailureGuard(health);
     this.listener = builder.listener;
-    Map<String, BoundLimit> bound = new LinkedHashMap<>();
-    builder.limits.forEach((name, limit) -> bound.put(name, BoundLimit.bind(binding(), name, limit)));
-    this.named = new HashMap<>(bound);
-    this.limits = Collections.unmodifiableMap(new LinkedHashMap<>(builder.limits));
+    Map<String, Slot> slots = new LinkedHashMap<>();
+    builder.limits.forEach((name, limit) -> slots.put(name, new Slot(name, BoundLimit.bind(binding(), name, limit))));
+    this.named = slots; // never changed after construction
+    Map<String, Map<String, Slot>> byName = new HashMap<>();
+    builder.plans.forEach((plan, specs) -> specs.forEach((name, limit) -> {
+      if (!slots.containsKey(name)) {
+        throw new IllegalStateException("plan '" + plan + "' names limit '" + name
+            + "', which has no default spec; add limit(\"" + name + "\", spec) first");
+      }
+      String stored = Slot.storeName(name, plan);
+      byName.computeIfAbsent(name, n -> new LinkedHashMap<>())
+          .put(plan, new Slot(stored, BoundLimit.bind(binding(), stored, limit)));
+    }));
+    this.plans = Collections.unmodifiableMap(byName);
+  }
+
+  /**
+   * The limit in force for one name and plan: one volatile reference to an immutable
+   * {@link BoundLimit}, read once per call, so a call sees the old limit or the new one, never a
+   * mix.
+   */
+  private static final class Slot {
+    /** What the store keys this slot's state by: the name, or {@code name@plan} for a plan. */
+    final String storeName;
+    volatile BoundLimit bound;
+
+    Slot(String storeName, BoundLimit bound) {
+      this.storeName = storeName;
+      this.bound = bound;
+    }
+
+    static String storeName(String name, String plan) {
+      return name + '@' + plan;
+    }
   }
 
   public static Builder builder() {
@@ -81,6 +116,68 @@ public final class RateLimiter implements AutoCloseable {
   /** Consumes {@code count} units if admitted; a denial changes nothing. */
   public Decision limit(String name, String key, double count) {
     return bound(name).apply(key(key), Operation.LIMIT, count, 0);
+  }
+
+  /**
+   * {@link #limit(String, String, double)} under a plan's spec of the limit: {@code null}, or a
+   * plan not configured for this limit, is the default plan (an unknown plan is logged once).
+   */
+  public Decision limit(String name, String plan, String key, double count) {
+    return bound(name, plan).apply(key(key), Operation.LIMIT, count, 0);
+  }
+
+  /**
+   * Takes {@code count} units now, to be kept or given back once the outcome is known
+   * ({@link PendingCharge#settle}): charging by outcome, exact under concurrency.
+   */
+  public PendingCharge charge(String name, String key, double count) {
+    return bound(name).charge(key(key), count);
+  }
+
+  /** {@link #charge(String, String, double)} under a plan's spec. */
+  public PendingCharge charge(String name, String plan, String key, double count) {
+    return bound(name, plan).charge(key(key), count);
+  }
+
+  /** {@link #check(String, String, double)} under a plan's spec. */
+  public Decision check(String name, String plan, String key, double count) {
+    return bound(name, plan).apply(key(key), Operation.CHECK, count, 0);
+  }
+
+  /** {@link #reserve(String, String, double)} under a plan's spec. */
+  public Decision reserve(String name, String plan, String key, double count) {
+    return bound(name, plan).apply(key(key), Operation.RESERVE, count, Long.MAX_VALUE);
+  }
+
+  /** {@link #refund(String, String, double)} under a plan's spec. */
+  public Decision refund(String name, String plan, String key, double count) {
+    return bound(name, plan).refund(key(key), count);
+  }
+
+  /** {@link #acquire(String, String, double, Duration)} under a plan's spec. */
+  public Decision acquire(String name, String plan, String key, double count, Duration maxWait)
+      throws InterruptedException {
+    return acquire(bound(name, plan), key, count, maxWait);
+  }
+
+  public CompletionStage<Decision> limitAsync(String name, String plan, String key, double count) {
+    return bound(name, plan).applyAsync(key(key), Operation.LIMIT, count, 0);
+  }
+
+  public CompletionStage<Decision> checkAsync(String name, String plan, String key, double count) {
+    return bound(name, plan).applyAsync(key(key), Operation.CHECK, count, 0);
+  }
+
+  public CompletionStage<Decision> reserveAsync(String name, String plan, String key, double count) {
+    return bound(name, plan).applyAsync(key(key), Operation.RESERVE, count, Long.MAX_VALUE);
+  }
+
+  public CompletionStage<Decision> refundAsync(String name, String plan, String key, double count) {
+    return bound(name, plan).refundAsync(key(key), count);
+  }
+
+  public CompletionStage<Decision> acquireAsync(String name, String plan, String key, double count, Duration maxWait) {
+    return acquireAsync(bound(name, plan), key, count, maxWait);
   }
 
   /** The decision {@link #limit} would make, consuming nothing. */
@@ -106,7 +203,10 @@ public final class RateLimiter implements AutoCloseable {
    * @throws InterruptedException if interrupted while waiting; the reservation is given back
    */
   public Decision acquire(String name, String key, double count, Duration maxWait) throws InterruptedException {
-    BoundLimit bound = bound(name);
+    return acquire(bound(name), key, count, maxWait);
+  }
+
+  private Decision acquire(BoundLimit bound, String key, double count, Duration maxWait) throws InterruptedException {
     String k = key(key);
     long budget = maxWait.toMillis();
     if (bound.limit.reservable()) {
@@ -137,7 +237,7 @@ public final class RateLimiter implements AutoCloseable {
     Objects.requireNonNull(maxWait, "maxWait");
     if (calls.size() == 1) {
       LimitCall only = calls.get(0);
-      return new Decisions(calls, List.of(acquire(only.limit(), only.key(), only.count(), maxWait)));
+      return new Decisions(calls, List.of(acquire(bound(only.limit(), only.plan()), only.key(), only.count(), maxWait)));
     }
     return retryUntil(() -> limitAll(calls), Decisions::allowed, Decisions::retryAfterMillis,
         clock.millis() + maxWait.toMillis());
@@ -148,7 +248,7 @@ public final class RateLimiter implements AutoCloseable {
     Objects.requireNonNull(maxWait, "maxWait");
     if (calls.size() == 1) {
       LimitCall only = calls.get(0);
-      return acquireAsync(only.limit(), only.key(), only.count(), maxWait)
+      return acquireAsync(bound(only.limit(), only.plan()), only.key(), only.count(), maxWait)
           .thenApply(decision -> new Decisions(calls, List.of(decision)));
     }
     return retryUntilAsync(() -> limitAllAsync(calls), Decisions::allowed, Decisions::retryAfterMillis,
@@ -190,6 +290,9 @@ public final class RateLimiter implements AutoCloseable {
   /** Consumes on every limit or on none. */
   public Decisions limitAll(List<LimitCall> calls) {
     Plan plan = plan(calls);
+    if (plan.shadows != null) {
+      return plan.shadows.decide(limitAll(plan.shadows.enforced()));
+    }
     Report report = listener == null ? null : new Report();
     return plan.reported(plan.decisions(limitAll(plan.charges, plan.guarded(), report)), report);
   }
@@ -214,9 +317,12 @@ public final class RateLimiter implements AutoCloseable {
     });
   }
 
-  /** Forgets the key: it is full again. */
+  /** Forgets the key, under every plan: it is full again. */
   public void reset(String name, String key) {
     bound(name).reset(key(key));
+    for (Slot plan : plans.getOrDefault(name, Map.of()).values()) {
+      plan.bound.reset(key);
+    }
   }
 
   /**
@@ -242,7 +348,10 @@ public final class RateLimiter implements AutoCloseable {
 
   /** {@link #acquire} without blocking a thread: completes when the turn has come. */
   public CompletionStage<Decision> acquireAsync(String name, String key, double count, Duration maxWait) {
-    BoundLimit bound = bound(name);
+    return acquireAsync(bound(name), key, count, maxWait);
+  }
+
+  private CompletionStage<Decision> acquireAsync(BoundLimit bound, String key, double count, Duration maxWait) {
     String k = key(key);
     long budget = maxWait.toMillis();
     if (bound.limit.reservable()) {
@@ -256,13 +365,22 @@ public final class RateLimiter implements AutoCloseable {
 
   public CompletionStage<Decisions> limitAllAsync(List<LimitCall> calls) {
     Plan plan = plan(calls);
+    if (plan.shadows != null) {
+      Shadows shadows = plan.shadows;
+      return limitAllAsync(shadows.enforced()).thenCompose(shadows::decideAsync);
+    }
     Report report = listener == null ? null : new Report();
     return limitAllAsync(plan.charges, plan.guarded(), report)
         .thenApply(perCharge -> plan.reported(plan.decisions(perCharge), report));
   }
 
+  /** {@link #reset} without blocking, under every plan. */
   public CompletionStage<Void> resetAsync(String name, String key) {
-    return bound(name).resetAsync(key(key));
+    CompletionStage<Void> done = bound(name).resetAsync(key(key));
+    for (Slot plan : plans.getOrDefault(name, Map.of()).values()) {
+      done = done.thenCompose(ignored -> plan.bound.resetAsync(key));
+    }
+    return done;
   }
 
   public CompletionStage<Decision> refundAsync(String name, String key, double count) {
@@ -286,9 +404,61 @@ public final class RateLimiter implements AutoCloseable {
     adHoc(limit).reset(key(key));
   }
 
-  /** The named limits, in the order they were added. */
+  /** The named limits in force (default plan), in the order they were added. */
   public Map<String, Limit> limits() {
-    return limits;
+    Map<String, Limit> limits = new LinkedHashMap<>();
+    named.forEach((name, slot) -> limits.put(name, slot.bound.limit));
+    return Collections.unmodifiableMap(limits);
+  }
+
+  /** The plans' limits in force: limit name → plan name → limit (the default plan aside). */
+  public Map<String, Map<String, Limit>> plans() {
+    Map<String, Map<String, Limit>> all = new LinkedHashMap<>();
+    named.keySet().forEach(name -> {
+      Map<String, Slot> own = plans.get(name);
+      if (own != null) {
+        Map<String, Limit> specs = new LinkedHashMap<>();
+        own.forEach((plan, slot) -> specs.put(plan, slot.bound.limit));
+        all.put(name, Collections.unmodifiableMap(specs));
+      }
+    });
+    return Collections.unmodifiableMap(all);
+  }
+
+  /**
+   * Puts {@code spec} in force for a named limit's default plan while the limiter serves.
+   *
+   * @return the limit it replaced
+   * @throws InvalidLimitSpecException for a bad spec; nothing changes
+   * @see #replace(String, String, Limit)
+   */
+  public Limit replace(String name, String spec) {
+    return replace(name, null, Limit.parse(spec));
+  }
+
+  /** {@link #replace(String, String, Limit)} on the default plan. */
+  public Limit replace(String name, Limit limit) {
+    return replace(name, null, limit);
+  }
+
+  /**
+   * Puts {@code limit} in force for a named limit under {@code plan} ({@code null}: the default
+   * plan) while the limiter serves. Each call reads the limit once, so it is decided wholly by
+   * the old limit or wholly by the new. Keys keep their state when it reads the same under both
+   * (only {@code mode} or {@code failure} changed); any other change starts every key fresh
+   * (DESIGN.md §2.7).
+   *
+   * @return the limit it replaced
+   * @throws IllegalArgumentException for an unknown limit or a plan not configured for it
+   */
+  public Limit replace(String name, String plan, Limit limit) {
+    Objects.requireNonNull(limit, "limit");
+    Slot slot = slot(name, plan);
+    synchronized (slot) { // replacements of one slot in order; decisions never wait on this
+      BoundLimit previous = slot.bound;
+      slot.bound = BoundLimit.bind(binding(), slot.storeName, limit, previous);
+      return previous.limit;
+    }
   }
 
   public Clock clock() {
@@ -315,12 +485,48 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   private BoundLimit bound(String name) {
-    BoundLimit bound = named.get(name);
-    if (bound == null) {
-      throw new IllegalArgumentException("unknown limit '" + name + "'; configured limits: "
-          + (limits.isEmpty() ? "none" : String.join(", ", limits.keySet())));
+    Slot slot = named.get(name);
+    if (slot == null) {
+      throw unknownLimit(name);
     }
-    return bound;
+    return slot.bound;
+  }
+
+  /** The limit in force under a plan; an unknown plan is the default one, logged once. */
+  private BoundLimit bound(String name, String plan) {
+    if (plan == null) {
+      return bound(name);
+    }
+    Map<String, Slot> own = plans.get(name);
+    Slot slot = own == null ? null : own.get(plan);
+    if (slot == null) {
+      BoundLimit fallback = bound(name);
+      unknownPlans.seen(name, plan);
+      return fallback;
+    }
+    return slot.bound;
+  }
+
+  /** The slot to replace: a plan must be configured. */
+  private Slot slot(String name, String plan) {
+    Slot slot = named.get(name);
+    if (slot == null) {
+      throw unknownLimit(name);
+    }
+    if (plan == null) {
+      return slot;
+    }
+    Slot planned = plans.getOrDefault(name, Map.of()).get(plan);
+    if (planned == null) {
+      throw new IllegalArgumentException("limit '" + name + "' has no plan '" + plan + "'; its plans: "
+          + (plans.containsKey(name) ? String.join(", ", plans.get(name).keySet()) : "none"));
+    }
+    return planned;
+  }
+
+  private IllegalArgumentException unknownLimit(String name) {
+    return new IllegalArgumentException("unknown limit '" + name + "'; configured limits: "
+        + (named.isEmpty() ? "none" : String.join(", ", named.keySet())));
   }
 
   private BoundLimit adHoc(Limit limit) {
@@ -348,11 +554,16 @@ public final class RateLimiter implements AutoCloseable {
       }
 
       @Override
-      public KeySpace guard(KeySpace raw) {
+      public Clock clock() {
+        return clock;
+      }
+
+      @Override
+      public KeySpace guard(KeySpace raw, Limit limit) {
         if (!store.canFail()) {
           return raw; // its fallback would be another in-memory store: no guard on the hot path
         }
-        FailurePolicy policy = raw.limit().failure() != null ? raw.limit().failure() : storeFailure;
+        FailurePolicy policy = limit.failure() != null ? limit.failure() : storeFailure;
         KeySpace[] local = new KeySpace[1];
         return new GuardedKeySpace(raw, policy, guard, () -> {
           synchronized (local) {
@@ -389,17 +600,74 @@ public final class RateLimiter implements AutoCloseable {
     List<BoundLimit> bounds = new ArrayList<>(calls.size());
     List<Integer> sizes = new ArrayList<>(calls.size());
     List<Charge> charges = new ArrayList<>(calls.size());
+    boolean shadow = false;
     for (LimitCall call : calls) {
-      BoundLimit bound = bound(call.limit());
+      BoundLimit bound = bound(call.limit(), call.plan());
       List<Charge> own = bound.charges(key(call.key()), call.count());
       bounds.add(bound);
       sizes.add(own.size());
       charges.addAll(own);
+      shadow |= bound.shadow;
     }
-    return new Plan(calls, bounds, sizes, charges);
+    return new Plan(calls, bounds, sizes, charges, shadow ? new Shadows(calls, bounds) : null);
   }
 
-  private record Plan(List<LimitCall> calls, List<BoundLimit> bounds, List<Integer> sizes, List<Charge> charges) {
+  /**
+   * An all-or-nothing call with shadow limits among its parts: they must never deny the others,
+   * so the enforced parts are decided all or nothing first, then each shadow part on its own, as
+   * if enforced: charged when the enforced parts admitted, only checked when they denied (an
+   * enforced all-or-nothing call would have charged none).
+   */
+  private record Shadows(List<LimitCall> calls, List<BoundLimit> bounds) {
+    List<LimitCall> enforced() {
+      List<LimitCall> enforced = new ArrayList<>(calls.size());
+      for (int i = 0; i < calls.size(); i++) {
+        if (!bounds.get(i).shadow) {
+          enforced.add(calls.get(i));
+        }
+      }
+      return enforced;
+    }
+
+    Decisions decide(Decisions enforced) {
+      Operation op = enforced.allowed() ? Operation.LIMIT : Operation.CHECK;
+      List<Decision> all = new ArrayList<>(calls.size());
+      int at = 0;
+      for (int i = 0; i < calls.size(); i++) {
+        LimitCall call = calls.get(i);
+        all.add(bounds.get(i).shadow
+            ? bounds.get(i).apply(call.key(), op, call.count(), 0)
+            : enforced.decisions().get(at++));
+      }
+      return new Decisions(calls, all);
+    }
+
+    CompletionStage<Decisions> decideAsync(Decisions enforced) {
+      Operation op = enforced.allowed() ? Operation.LIMIT : Operation.CHECK;
+      CompletionStage<List<Decision>> all = CompletableFuture.completedFuture(new ArrayList<>(calls.size()));
+      int at = 0;
+      for (int i = 0; i < calls.size(); i++) {
+        LimitCall call = calls.get(i);
+        BoundLimit bound = bounds.get(i);
+        if (bound.shadow) {
+          all = all.thenCompose(list -> bound.applyAsync(call.key(), op, call.count(), 0)
+              .thenApply(decision -> add(list, decision)));
+        } else {
+          Decision decision = enforced.decisions().get(at++);
+          all = all.thenApply(list -> add(list, decision));
+        }
+      }
+      return all.thenApply(list -> new Decisions(calls, list));
+    }
+
+    private static List<Decision> add(List<Decision> list, Decision decision) {
+      list.add(decision);
+      return list;
+    }
+  }
+
+  private record Plan(List<LimitCall> calls, List<BoundLimit> bounds, List<Integer> sizes, List<Charge> charges,
+      Shadows shadows) {
     /** The charges on each limit's guarded space: decided by its failure policy while the store is down. */
     List<Charge> guarded() {
       List<Charge> guarded = new ArrayList<>(charges.size());
@@ -417,7 +685,7 @@ public final class RateLimiter implements AutoCloseable {
     Decisions reported(Decisions decisions, Report report) {
       if (report != null) {
         for (int i = 0; i < bounds.size(); i++) {
-          bounds.get(i).reported(decisions.decisions().get(i), report);
+          bounds.get(i).finish(calls.get(i).key(), decisions.decisions().get(i), report);
         }
       }
       return decisions;
@@ -437,6 +705,8 @@ public final class RateLimiter implements AutoCloseable {
   /** Configures a {@link RateLimiter}. */
   public static final class Builder {
     private final Map<String, Limit> limits = new LinkedHashMap<>();
+    /** Plan name → limit name → limit; checked against {@link #limits} at build. */
+    private final Map<String, Map<String, Limit>> plans = new LinkedHashMap<>();
     private Clock clock = Clock.system();
     private RateLimitStore store;
     private FailurePolicy storeFailure = FailurePolicy.LOCAL;
@@ -461,6 +731,32 @@ public final class RateLimiter implements AutoCloseable {
       Objects.requireNonNull(limit, "limit");
       if (limits.putIfAbsent(name, limit) != null) {
         throw new IllegalArgumentException("limit '" + name + "' is defined twice");
+      }
+      return this;
+    }
+
+    /**
+     * Gives a named limit another spec under a plan (a tier such as {@code pro}); calls choose
+     * the plan ({@link RateLimiter#limit(String, String, String, double)}). The limit needs a
+     * default spec ({@link #limit(String, String)}), or {@link #build} throws
+     * {@link IllegalStateException}.
+     *
+     * @throws IllegalArgumentException if a name is not kebab-case or the plan already has this limit
+     */
+    public Builder plan(String plan, String name, String spec) {
+      checkName(name);
+      return plan(plan, name, Limit.parse(spec));
+    }
+
+    public Builder plan(String plan, String name, Limit limit) {
+      if (plan == null || !NAME.matcher(plan).matches()) {
+        throw new IllegalArgumentException("invalid plan name '" + plan
+            + "': names are kebab-case, lower-case letters, digits and '-' ([a-z0-9-]+)");
+      }
+      checkName(name);
+      Objects.requireNonNull(limit, "limit");
+      if (plans.computeIfAbsent(plan, p -> new LinkedHashMap<>()).putIfAbsent(name, limit) != null) {
+        throw new IllegalArgumentException("limit '" + name + "' is defined twice in plan '" + plan + "'");
       }
       return this;
     }

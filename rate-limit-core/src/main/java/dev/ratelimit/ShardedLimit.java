@@ -23,8 +23,8 @@ final class ShardedLimit extends BoundLimit {
   private final Binding binding;
   private final int shards;
 
-  ShardedLimit(Binding binding, String name, Limit limit) {
-    super(binding, name, perShard(limit), limit);
+  ShardedLimit(Binding binding, String name, Limit limit, KeySpace previous) {
+    super(binding, name, perShard(limit), limit, previous);
     this.binding = binding;
     this.shards = limit.shards();
   }

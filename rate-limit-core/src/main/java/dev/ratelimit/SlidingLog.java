@@ -8,11 +8,17 @@ import java.util.Optional;
  * Exactly {@code rate} units in any rolling {@code period}: every admitted request is logged
  * and stops counting {@code period} after its time. Exact, at a memory cost per request.
  */
-public record SlidingLog(double rate, Duration period, FailurePolicy failure) implements Limit {
+public record SlidingLog(double rate, Duration period, FailurePolicy failure, LimitMode mode) implements Limit {
 
   public SlidingLog {
+    Checks.mode(mode);
     Checks.positive("rate", rate);
     Checks.period(period);
+  }
+
+  /** An enforced limit ({@code mode=enforce}). */
+  public SlidingLog(double rate, Duration period, FailurePolicy failure) {
+    this(rate, period, failure, LimitMode.ENFORCE);
   }
 
   @Override
@@ -31,11 +37,15 @@ public record SlidingLog(double rate, Duration period, FailurePolicy failure) im
   }
 
   public SlidingLog withFailure(FailurePolicy failure) {
-    return new SlidingLog(rate, period, failure);
+    return new SlidingLog(rate, period, failure, mode);
+  }
+
+  public SlidingLog withMode(LimitMode mode) {
+    return new SlidingLog(rate, period, failure, mode);
   }
 
   @Override
   public String toString() {
-    return new SpecWriter(kind()).rate(rate).period(period).failure(failure).toString();
+    return new SpecWriter(kind()).rate(rate).period(period).failure(failure).mode(mode).toString();
   }
 }

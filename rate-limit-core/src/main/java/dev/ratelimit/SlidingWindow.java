@@ -9,11 +9,12 @@ import java.util.Optional;
  * sub-window sliding out counts with a weight that falls linearly, so there is no burst at
  * window boundaries. The capacity is the rate.
  */
-public record SlidingWindow(double rate, Duration period, int buckets, FailurePolicy failure) implements Limit {
+public record SlidingWindow(double rate, Duration period, int buckets, FailurePolicy failure, LimitMode mode) implements Limit {
 
   public static final int DEFAULT_BUCKETS = 10;
 
   public SlidingWindow {
+    Checks.mode(mode);
     Checks.positive("rate", rate);
     Checks.period(period);
     Checks.atLeastOne("buckets", buckets);
@@ -22,6 +23,11 @@ public record SlidingWindow(double rate, Duration period, int buckets, FailurePo
       throw new IllegalArgumentException("period " + period.toMillis() + "ms must divide into " + buckets
           + " sub-windows of whole milliseconds (buckets=" + buckets + ")");
     }
+  }
+
+  /** An enforced limit ({@code mode=enforce}). */
+  public SlidingWindow(double rate, Duration period, int buckets, FailurePolicy failure) {
+    this(rate, period, buckets, failure, LimitMode.ENFORCE);
   }
 
   @Override
@@ -40,11 +46,15 @@ public record SlidingWindow(double rate, Duration period, int buckets, FailurePo
   }
 
   public SlidingWindow withBuckets(int buckets) {
-    return new SlidingWindow(rate, period, buckets, failure);
+    return new SlidingWindow(rate, period, buckets, failure, mode);
   }
 
   public SlidingWindow withFailure(FailurePolicy failure) {
-    return new SlidingWindow(rate, period, buckets, failure);
+    return new SlidingWindow(rate, period, buckets, failure, mode);
+  }
+
+  public SlidingWindow withMode(LimitMode mode) {
+    return new SlidingWindow(rate, period, buckets, failure, mode);
   }
 
   @Override
@@ -53,6 +63,6 @@ public record SlidingWindow(double rate, Duration period, int buckets, FailurePo
     if (buckets != DEFAULT_BUCKETS) {
       spec.param("buckets", Integer.toString(buckets));
     }
-    return spec.failure(failure).toString();
+    return spec.failure(failure).mode(mode).toString();
   }
 }

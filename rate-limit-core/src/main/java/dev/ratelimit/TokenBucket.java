@@ -13,9 +13,10 @@ import java.util.Optional;
  * @param failure the policy while a remote store is down; {@code null}: the store's
  */
 public record TokenBucket(double rate, Duration period, double capacity, double maxReserved, int shards,
-    FailurePolicy failure) implements Limit {
+    FailurePolicy failure, LimitMode mode) implements Limit {
 
   public TokenBucket {
+    Checks.mode(mode);
     Checks.positive("rate", rate);
     Checks.period(period);
     Checks.positive("capacity", capacity);
@@ -23,6 +24,11 @@ public record TokenBucket(double rate, Duration period, double capacity, double 
     Checks.atLeastOne("shards", shards);
     Checks.capacityFitsShards(capacity, shards);
     Checks.refillFits(capacity, rate, period, Checks.MAX_BUCKET_REFILL_MILLIS);
+  }
+
+  /** An enforced limit ({@code mode=enforce}). */
+  public TokenBucket(double rate, Duration period, double capacity, double maxReserved, int shards, FailurePolicy failure) {
+    this(rate, period, capacity, maxReserved, shards, failure, LimitMode.ENFORCE);
   }
 
   @Override
@@ -41,25 +47,29 @@ public record TokenBucket(double rate, Duration period, double capacity, double 
   }
 
   public TokenBucket withCapacity(double capacity) {
-    return new TokenBucket(rate, period, capacity, maxReserved, shards, failure);
+    return new TokenBucket(rate, period, capacity, maxReserved, shards, failure, mode);
   }
 
   public TokenBucket withMaxReserved(double maxReserved) {
-    return new TokenBucket(rate, period, capacity, maxReserved, shards, failure);
+    return new TokenBucket(rate, period, capacity, maxReserved, shards, failure, mode);
   }
 
   public TokenBucket withShards(int shards) {
-    return new TokenBucket(rate, period, capacity, maxReserved, shards, failure);
+    return new TokenBucket(rate, period, capacity, maxReserved, shards, failure, mode);
   }
 
   public TokenBucket withFailure(FailurePolicy failure) {
-    return new TokenBucket(rate, period, capacity, maxReserved, shards, failure);
+    return new TokenBucket(rate, period, capacity, maxReserved, shards, failure, mode);
+  }
+
+  public TokenBucket withMode(LimitMode mode) {
+    return new TokenBucket(rate, period, capacity, maxReserved, shards, failure, mode);
   }
 
   /** The spec of this limit, e.g. {@code token-bucket rate=10 period=1m capacity=20}. */
   @Override
   public String toString() {
     return new SpecWriter(kind()).rate(rate).period(period).capacity(capacity, rate)
-        .maxReserved(maxReserved).shards(shards).failure(failure).toString();
+        .maxReserved(maxReserved).shards(shards).failure(failure).mode(mode).toString();
   }
 }

@@ -2,6 +2,7 @@ package dev.ratelimit.bucket4j;
 
 import dev.ratelimit.Clock;
 import dev.ratelimit.Limit;
+import dev.ratelimit.algorithm.LimitKind;
 import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.RateLimitStore;
 import io.github.bucket4j.TimeMeter;
@@ -86,6 +87,25 @@ public final class Bucket4jStore implements RateLimitStore {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(limit, "limit");
     return new Bucket4jKeySpace(name, BucketMapping.of(limit), buckets);
+  }
+
+  /**
+   * Keeps every key's state when only {@code mode} or {@code failure} changed (the buckets'
+   * keys stay the same); starts fresh for a limit of another kind. A changed limit of the same
+   * kind would have to carry each key's used units over (DESIGN.md §2.7), which bucket4j's buckets
+   * can't be made to do from outside: refused.
+   *
+   * @throws UnsupportedOperationException for a changed token bucket or fixed window
+   */
+  @Override
+  public KeySpace rebind(KeySpace previous, Limit limit) {
+    Objects.requireNonNull(limit, "limit");
+    if (!LimitKind.sameState(previous.limit(), limit) && LimitKind.carriesOver(previous.limit(), limit)) {
+      throw new UnsupportedOperationException("the bucket4j store can't carry the keys of limit '" + previous.name()
+          + "' over to a changed " + limit.kind() + " (DESIGN.md §2.7); at runtime only mode and failure can change "
+          + "on this store, or the kind (starting fresh)");
+    }
+    return bind(previous.name(), limit);
   }
 
   Buckets buckets() {

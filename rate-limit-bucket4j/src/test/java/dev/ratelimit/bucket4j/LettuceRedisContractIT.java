@@ -49,4 +49,10 @@ class LettuceRedisContractIT extends RateLimitStoreContract {
   protected int callsPerThread() {
     return 2_000;
   }
+
+  /** bucket4j's buckets can't carry used units over to a changed limit: a clear error instead. */
+  @Override
+  protected boolean carriesStateOver() {
+    return false;
+  }
 }

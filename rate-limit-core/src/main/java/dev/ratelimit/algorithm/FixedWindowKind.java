@@ -7,14 +7,14 @@ import java.util.List;
 /** Fixed window: each window entered adds the rate, up to the capacity. */
 final class FixedWindowKind extends LimitKind {
   FixedWindowKind() {
-    super("fixed-window", List.of("rate", "period", "capacity", "maxReserved", "shards", "start", "phase", "failure"),
+    super("fixed-window", List.of("rate", "period", "capacity", "maxReserved", "shards", "start", "phase", "failure", "mode"),
         List.of("rate", "period"));
   }
 
   @Override
   Limit build(SpecParams p) {
     return new FixedWindow(p.rate(), p.period(), p.capacity(), p.maxReserved(), p.shards(), p.start(),
-        p.randomPhase(), p.failure());
+        p.randomPhase(), p.failure(), p.mode());
   }
 
   @Override
@@ -32,7 +32,7 @@ final class FixedWindowKind extends LimitKind {
   public Limit perShard(Limit limit, int n) {
     FixedWindow l = (FixedWindow) limit;
     return new FixedWindow(l.rate() / n, l.period(), l.capacity() / n, l.maxReserved() / n, 1, l.start(),
-        l.randomPhase(), l.failure());
+        l.randomPhase(), l.failure(), l.mode());
   }
 
   @Override

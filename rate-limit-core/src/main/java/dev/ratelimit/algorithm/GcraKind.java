@@ -7,13 +7,13 @@ import java.util.List;
 /** GCRA: the token bucket's admissions, kept as a theoretical arrival time. */
 final class GcraKind extends LimitKind {
   GcraKind() {
-    super("gcra", List.of("rate", "period", "capacity", "maxReserved", "shards", "failure"),
+    super("gcra", List.of("rate", "period", "capacity", "maxReserved", "shards", "failure", "mode"),
         List.of("rate", "period"));
   }
 
   @Override
   Limit build(SpecParams p) {
-    return new Gcra(p.rate(), p.period(), p.capacity(), p.maxReserved(), p.shards(), p.failure());
+    return new Gcra(p.rate(), p.period(), p.capacity(), p.maxReserved(), p.shards(), p.failure(), p.mode());
   }
 
   @Override
@@ -30,7 +30,7 @@ final class GcraKind extends LimitKind {
   @Override
   public Limit perShard(Limit limit, int n) {
     Gcra l = (Gcra) limit;
-    return new Gcra(l.rate() / n, l.period(), l.capacity() / n, l.maxReserved() / n, 1, l.failure());
+    return new Gcra(l.rate() / n, l.period(), l.capacity() / n, l.maxReserved() / n, 1, l.failure(), l.mode());
   }
 
   @Override

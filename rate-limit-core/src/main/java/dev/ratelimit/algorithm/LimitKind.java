@@ -145,6 +145,28 @@ public abstract class LimitKind {
     return HexFormat.of().formatHex(LongKeys.sha256(text.toString()), 0, 4);
   }
 
+  /**
+   * Whether a key's state means the same under both limits: same kind, same store parameters and
+   * alignment, so the same {@link #fingerprint}; they may differ in {@code mode} and
+   * {@code failure} only (which no store reads).
+   */
+  public static boolean sameState(Limit a, Limit b) {
+    LimitKind kind = of(a);
+    return kind == of(b) && java.util.Arrays.equals(kind.storeParameters(a), kind.storeParameters(b))
+        && java.util.Objects.equals(kind.alignment(a), kind.alignment(b));
+  }
+
+  /**
+   * Whether a key's state under {@code previous} is carried over to {@code next} when one
+   * replaces the other at runtime: for a token bucket, GCRA or fixed window replaced by one of
+   * its kind (not with {@code phase=random}, whose windows move with the period), the units used
+   * stay used, capped by the new capacity (DESIGN.md §2.7). Other changes start fresh.
+   */
+  public static boolean carriesOver(Limit previous, Limit next) {
+    LimitKind kind = of(next);
+    return kind == of(previous) && kind.inPlace() && !kind.offsetPerKey(previous) && !kind.offsetPerKey(next);
+  }
+
   /** What identifies a limit's state beyond its parameters, or {@code null}. */
   String alignment(Limit limit) {
     return null;

@@ -7,12 +7,12 @@ import java.util.List;
 /** Sliding log: every admitted request logged for one period; exact. */
 final class SlidingLogKind extends LimitKind {
   SlidingLogKind() {
-    super("sliding-log", List.of("rate", "period", "failure"), List.of("rate", "period"));
+    super("sliding-log", List.of("rate", "period", "failure", "mode"), List.of("rate", "period"));
   }
 
   @Override
   Limit build(SpecParams p) {
-    return new SlidingLog(p.rate(), p.period(), p.failure());
+    return new SlidingLog(p.rate(), p.period(), p.failure(), p.mode());
   }
 
   @Override

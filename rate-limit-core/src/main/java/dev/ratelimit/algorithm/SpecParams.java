@@ -3,6 +3,7 @@ package dev.ratelimit.algorithm;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.FixedWindow;
 import dev.ratelimit.InvalidLimitSpecException;
+import dev.ratelimit.LimitMode;
 import dev.ratelimit.Quota;
 import dev.ratelimit.SlidingWindow;
 import java.math.BigDecimal;
@@ -182,6 +183,19 @@ record SpecParams(String spec, Map<String, String> values) {
       }
     }
     throw bad("failure", value, "allowed: open, closed, local");
+  }
+
+  LimitMode mode() {
+    String value = values.get("mode");
+    if (value == null) {
+      return LimitMode.ENFORCE;
+    }
+    for (LimitMode mode : LimitMode.values()) {
+      if (mode.spec().equals(value)) {
+        return mode;
+      }
+    }
+    throw bad("mode", value, "allowed: enforce, shadow");
   }
 
   private double positiveNumber(String name, String value) {

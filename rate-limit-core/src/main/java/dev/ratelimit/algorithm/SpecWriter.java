@@ -1,6 +1,7 @@
 package dev.ratelimit.algorithm;
 
 import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.LimitMode;
 import java.math.BigDecimal;
 import java.time.Duration;
 
@@ -41,6 +42,11 @@ public final class SpecWriter {
 
   public SpecWriter failure(FailurePolicy failure) {
     return failure == null ? this : param("failure", failure.spec());
+  }
+
+  /** Written only for a shadow limit (the default is to enforce). */
+  public SpecWriter mode(LimitMode mode) {
+    return mode == LimitMode.ENFORCE ? this : param("mode", mode.spec());
   }
 
   @Override

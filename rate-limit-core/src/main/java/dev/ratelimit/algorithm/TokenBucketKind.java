@@ -7,13 +7,13 @@ import java.util.List;
 /** Token bucket: continuous refill, bursts up to the capacity. */
 final class TokenBucketKind extends LimitKind {
   TokenBucketKind() {
-    super("token-bucket", List.of("rate", "period", "capacity", "maxReserved", "shards", "failure"),
+    super("token-bucket", List.of("rate", "period", "capacity", "maxReserved", "shards", "failure", "mode"),
         List.of("rate", "period"));
   }
 
   @Override
   Limit build(SpecParams p) {
-    return new TokenBucket(p.rate(), p.period(), p.capacity(), p.maxReserved(), p.shards(), p.failure());
+    return new TokenBucket(p.rate(), p.period(), p.capacity(), p.maxReserved(), p.shards(), p.failure(), p.mode());
   }
 
   @Override
@@ -30,7 +30,7 @@ final class TokenBucketKind extends LimitKind {
   @Override
   public Limit perShard(Limit limit, int n) {
     TokenBucket l = (TokenBucket) limit;
-    return new TokenBucket(l.rate() / n, l.period(), l.capacity() / n, l.maxReserved() / n, 1, l.failure());
+    return new TokenBucket(l.rate() / n, l.period(), l.capacity() / n, l.maxReserved() / n, 1, l.failure(), l.mode());
   }
 
   @Override

@@ -114,6 +114,22 @@ public abstract class WordAlgorithm {
     return withLevel(state, stamp, now, Math.min(capacity, level(state, stamp, now) + count));
   }
 
+  /**
+   * Units used at {@code now}: the capacity less the level (more than the capacity while in
+   * debt). What a key carries over to another limit of its kind (DESIGN.md §2.7).
+   */
+  public final double used(double state, long stamp, long now) {
+    return capacity - level(state, stamp, now);
+  }
+
+  /**
+   * The state of a key carried over from another limit with {@code used} units used at
+   * {@code now}: they stay used, capped by this capacity (debt beyond it is forgiven).
+   */
+  public final double carried(double used, long now) {
+    return withLevel(FRESH, NO_STAMP, now, capacity - Math.min(Math.max(used, 0), capacity));
+  }
+
   /** Milliseconds until the key is back to its full, fresh state (0: it is, and may be dropped). */
   public final long untilFresh(double state, long stamp, long now) {
     return waitUntil(state, stamp, now, capacity);

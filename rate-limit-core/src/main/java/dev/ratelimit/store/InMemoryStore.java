@@ -108,6 +108,27 @@ public final class InMemoryStore implements RateLimitStore {
     return space;
   }
 
+  /**
+   * The previous space itself when the keys read the same under both limits (only {@code mode}
+   * or {@code failure} differ). For another token bucket, GCRA or fixed window, a space that
+   * takes each key over on first touch, its used units kept, capped by the new capacity (every
+   * call on the previous space goes to the new one from then on). Otherwise a space of fresh keys,
+   * the previous one's keys left to the hand.
+   */
+  @Override
+  public KeySpace rebind(KeySpace previous, Limit limit) {
+    InMemoryKeySpace mine = own(previous);
+    if (LimitKind.sameState(mine.limit(), limit)) {
+      return mine;
+    }
+    if (mine instanceof WordKeySpace word && LimitKind.carriesOver(mine.limit(), limit)) {
+      WordKeySpace next = new WordKeySpace(this, previous.name(), limit, LimitKind.of(limit).word(limit), word);
+      spaces.add(next);
+      return next;
+    }
+    return bind(previous.name(), limit);
+  }
+
   /** Never: it is in this process. */
   @Override
   public boolean canFail() {
@@ -177,6 +198,19 @@ public final class InMemoryStore implements RateLimitStore {
 
   void removed() {
     size.decrementAndGet();
+  }
+
+  /** A space nothing will read again (replaced twice): no longer swept, its keys no longer counted. */
+  void retire(InMemoryKeySpace space, long keys) {
+    hand.lock(); // the hand indexes the spaces: no removal while it moves
+    try {
+      if (spaces.remove(space)) {
+        size.addAndGet(-keys);
+        handAt = spaces.isEmpty() ? 0 : handAt % spaces.size();
+      }
+    } finally {
+      hand.unlock();
+    }
   }
 
   /**

@@ -25,6 +25,20 @@ public interface RateLimitStore extends AutoCloseable {
    */
   KeySpace bind(String name, Limit limit);
 
+  /**
+   * Binds {@code limit} in place of {@code previous} under the same name, while both may serve
+   * (a limit changed at runtime, DESIGN.md §2.7). Rule: when the two limits' keys read the same
+   * ({@link dev.ratelimit.algorithm.LimitKind#sameState}: only {@code mode} or {@code failure}
+   * differ), every key keeps its state; otherwise every key starts fresh under {@code limit}.
+   * The default binds anew, which is right for stores that key state by name and tell limits
+   * apart by a fingerprint of their state parameters (a remote store).
+   *
+   * @throws IllegalArgumentException as {@link #bind}
+   */
+  default KeySpace rebind(KeySpace previous, Limit limit) {
+    return bind(previous.name(), limit);
+  }
+
   /** One part of an all-or-nothing call. */
   record Charge(KeySpace space, String key, double count) {}
 

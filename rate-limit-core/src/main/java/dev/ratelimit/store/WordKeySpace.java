@@ -43,11 +43,27 @@ final class WordKeySpace extends InMemoryKeySpace {
   private volatile WordSketch sketch;
   /** The store's hand in this space; used only under its lock. */
   private Iterator<Map.Entry<String, Cell>> cursor;
+  /**
+   * The space of the limit this one replaced, whose keys move here on first touch; or
+   * {@code null}. Dropped when this space is replaced in turn: only one step back carries over.
+   */
+  private volatile WordKeySpace predecessor;
+  /** The space that replaced this one: every call goes there, so no key is decided in both. */
+  private volatile WordKeySpace successor;
   @SuppressWarnings("unused") // through BASE
   private volatile long base = UNSET;
 
   WordKeySpace(InMemoryStore store, String name, Limit limit, WordAlgorithm algorithm) {
+    this(store, name, limit, algorithm, null);
+  }
+
+  /**
+   * A space taking over from {@code predecessor} (a limit of the same kind replaced at runtime):
+   * each key moves here when first touched, its used units kept, capped by the new capacity.
+   */
+  WordKeySpace(InMemoryStore store, String name, Limit limit, WordAlgorithm algorithm, WordKeySpace predecessor) {
     super(store, name, limit);
+    this.predecessor = predecessor;
     this.algorithm = algorithm;
     this.usesStamp = algorithm.usesStamp();
     this.kind = LimitKind.of(limit);
@@ -55,6 +71,16 @@ final class WordKeySpace extends InMemoryKeySpace {
     this.randomPhase = kind.offsetPerKey(limit);
     this.period = kind.windowMillis(limit);
     this.fixedOffset = randomPhase ? 0 : kind.windowOffset(limit, "");
+    if (predecessor != null) {
+      // last, once every field is set (the volatile write publishes them to forwarded calls), and
+      // before the limiter publishes this space: no call decides on both
+      predecessor.successor = this;
+      WordKeySpace older = predecessor.predecessor;
+      predecessor.predecessor = null;
+      if (older != null) {
+        store.retire(older, older.cells.size()); // its keys now start fresh: nothing reads them
+      }
+    }
   }
 
   /**
@@ -118,9 +144,16 @@ final class WordKeySpace extends InMemoryKeySpace {
   Decision applyAt(String key, Operation op, double count, long maxWait, long now) {
     long t = timeline(key, now);
     for (;;) {
+      WordKeySpace taker = successor;
+      if (taker != null) {
+        return taker.applyAt(key, op, count, maxWait, now); // a call that read the old limit
+      }
       Cell cell = cells.get(key);
+      if (cell == null && (carryOver(key, now, t) || successor != null)) {
+        continue; // moved in from the predecessor, or out to a successor since the check above
+      }
       if (cell == null) {
-        Decision decision = applyToNewKey(key, op, count, maxWait, t);
+        Decision decision = applyToNewKey(key, op, count, maxWait, now, t);
         if (decision != null) {
           return decision;
         }
@@ -150,8 +183,8 @@ final class WordKeySpace extends InMemoryKeySpace {
    * A request on a key with no cell: decided on a fresh state, and a cell added only if it
    * consumed. {@code null} if another thread added the key meanwhile: try again.
    */
-  private Decision applyToNewKey(String key, Operation op, double count, long maxWait, long t) {
-    double start = startingState(key);
+  private Decision applyToNewKey(String key, Operation op, double count, long maxWait, long now, long t) {
+    double start = startingState(key, now, t);
     double next = algorithm.next(start, WordAlgorithm.NO_STAMP, op, count, maxWait, t);
     if (Double.isNaN(next)) {
       return algorithm.decide(start, WordAlgorithm.NO_STAMP, op, count, maxWait, t);
@@ -166,21 +199,90 @@ final class WordKeySpace extends InMemoryKeySpace {
 
   /**
    * The state of a key absent from the map: fresh, or what the sketch holds for it if keys were
-   * evicted. Read with no stamp, that is at the caller's time: a stamp only adds units.
+   * evicted. Read with no stamp, that is at the caller's time: a stamp only adds units. While a
+   * predecessor is kept, a key it evicted carries its sketched usage over too (the more used of
+   * the two wins), so eviction never admits more across a replacement than keeping would have.
    */
-  private double startingState(String key) {
+  private double startingState(String key, long now, long t) {
     WordSketch evicted = sketch;
-    return evicted == null ? WordAlgorithm.FRESH : evicted.state(key);
+    double own = evicted == null ? WordAlgorithm.FRESH : evicted.state(key);
+    WordKeySpace previous = predecessor;
+    WordSketch previousSketch = previous == null ? null : previous.sketch;
+    if (previousSketch == null) {
+      return own;
+    }
+    double used = previous.algorithm.used(previousSketch.state(key), WordAlgorithm.NO_STAMP, previous.timeline(key, now));
+    double carried = algorithm.carried(used, t);
+    return algorithm.used(carried, WordAlgorithm.NO_STAMP, t) > algorithm.used(own, WordAlgorithm.NO_STAMP, t)
+        ? carried
+        : own;
+  }
+
+  /**
+   * Moves the key's state from the predecessor, if it has one: its used units, capped by this
+   * capacity. Atomic per key ({@code computeIfAbsent}), so two first touches move it once.
+   *
+   * @return whether a state was moved (look the cell up again)
+   */
+  private boolean carryOver(String key, long now, long t) {
+    WordKeySpace predecessor = this.predecessor;
+    if (predecessor == null || !predecessor.holds(key)) {
+      return false;
+    }
+    boolean[] moved = new boolean[1];
+    cells.computeIfAbsent(key, k -> {
+      double used = predecessor.takeUsed(k, now);
+      if (Double.isNaN(used)) {
+        return null;
+      }
+      moved[0] = true;
+      return new Cell(Double.doubleToRawLongBits(algorithm.carried(used, t)), usesStamp ? t : WordAlgorithm.NO_STAMP);
+    });
+    if (moved[0]) {
+      store().added(); // outside computeIfAbsent: the hand it may move removes from this map
+      return true;
+    }
+    return cells.containsKey(key);
+  }
+
+  /**
+   * Removes the key's state and returns its units used at {@code now}; {@code NaN} when this
+   * space holds none. One step back only, as a remote store knows only the previous limit's
+   * fingerprint: a key untouched since an older limit starts fresh.
+   */
+  private double takeUsed(String key, long now) {
+    for (;;) {
+      Cell cell = cells.get(key);
+      if (cell == null) {
+        return Double.NaN;
+      }
+      long bits = cell.word;
+      if (bits != Cell.DEAD && cell.kill(bits)) {
+        cells.remove(key, cell);
+        store().removed();
+        return algorithm.used(Double.longBitsToDouble(bits), cell.stamp, timeline(key, now));
+      }
+      if (bits == Cell.DEAD) {
+        cells.remove(key, cell);
+      }
+    }
   }
 
   @Override
   Decision refundAt(String key, double count, long now) {
     long t = timeline(key, now);
     for (;;) {
+      WordKeySpace taker = successor;
+      if (taker != null) {
+        return taker.refundAt(key, count, now);
+      }
       Cell cell = cells.get(key);
+      if (cell == null && (carryOver(key, now, t) || successor != null)) {
+        continue;
+      }
       if (cell == null) {
         // nothing to give back to a key not held; its state is what it would start from
-        return algorithm.decide(startingState(key), WordAlgorithm.NO_STAMP, Operation.CHECK, 0, 0, t);
+        return algorithm.decide(startingState(key, now, t), WordAlgorithm.NO_STAMP, Operation.CHECK, 0, 0, t);
       }
       long bits = cell.word;
       if (bits == Cell.DEAD) {
@@ -201,6 +303,20 @@ final class WordKeySpace extends InMemoryKeySpace {
 
   @Override
   public void reset(String key) {
+    WordKeySpace taker = successor;
+    if (taker != null) {
+      taker.reset(key); // which forgets it here too
+    } else {
+      resetHere(key);
+    }
+  }
+
+  /** Forgets the key in this space and in the one it replaced, without forwarding. */
+  private void resetHere(String key) {
+    WordKeySpace predecessor = this.predecessor;
+    if (predecessor != null) {
+      predecessor.resetHere(key);
+    }
     Cell cell = cells.get(key);
     while (cell != null) {
       long bits = cell.word;

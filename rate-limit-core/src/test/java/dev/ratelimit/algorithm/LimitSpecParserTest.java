@@ -88,7 +88,7 @@ class LimitSpecParserTest {
     assertThatThrownBy(() -> Limit.parse("gcra rate=5 period=1s burst=3"))
         .isInstanceOf(InvalidLimitSpecException.class)
         .hasMessage("unknown parameter 'burst' in \"gcra rate=5 period=1s burst=3\"; allowed: rate, period, "
-            + "capacity, maxReserved, shards, failure")
+            + "capacity, maxReserved, shards, failure, mode")
         .satisfies(e -> assertThat(((InvalidLimitSpecException) e).token()).isEqualTo("burst=3"));
   }
 
@@ -193,7 +193,7 @@ class LimitSpecParserTest {
   void spec_parametersOfOtherKindsAreUnknown() {
     assertThatThrownBy(() -> Limit.parse("sliding-log rate=5 period=1s capacity=10"))
         .hasMessage("unknown parameter 'capacity' in \"sliding-log rate=5 period=1s capacity=10\"; allowed: "
-            + "rate, period, failure");
+            + "rate, period, failure, mode");
     assertThatThrownBy(() -> Limit.parse("token-bucket rate=5 period=1s buckets=10"))
         .hasMessageContaining("unknown parameter 'buckets'");
   }

@@ -1,6 +1,7 @@
 package dev.ratelimit.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.ratelimit.Decision;
@@ -69,6 +70,78 @@ public abstract class RateLimitStoreContract {
       builder.limit(namesAndSpecs[i], namesAndSpecs[i + 1]);
     }
     return builder.build();
+  }
+
+  /**
+   * Whether this store carries a key's used units over to a changed limit of its kind
+   * (DESIGN.md §2.7); a store that can't must refuse the change with a clear error.
+   */
+  protected boolean carriesStateOver() {
+    return true;
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
+  void replace_keepsUsedUnits_cappedByTheNewCapacity(String kind) {
+    try (RateLimiter limiter = limiter("l", kind + " rate=10" + YEAR)) {
+      limiter.limit("l", "k", 6);
+      limiter.limit("l", "old", 3);
+      if (!carriesStateOver()) {
+        assertThatThrownBy(() -> limiter.replace("l", kind + " rate=20" + YEAR))
+            .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("can't carry the keys of limit 'l'");
+        assertThat(limiter.check("l", "k", 0).remaining()).as("nothing changed").isCloseTo(4, within(1e-3));
+        return;
+      }
+      limiter.replace("l", kind + " rate=20" + YEAR);
+      assertThat(limiter.check("l", "k", 0).remaining()).as("6 used of 20").isCloseTo(14, within(1e-3));
+      assertThat(limiter.limit("l", "k", 14).allowed()).isTrue();
+      assertThat(limiter.limit("l", "k", 1).allowed()).isFalse();
+      limiter.replace("l", kind + " rate=4" + YEAR);
+      assertThat(limiter.check("l", "k", 0).remaining()).as("20 used, capped by 4").isCloseTo(0, within(1e-3));
+      assertThat(limiter.check("l", "old", 0).remaining()).as("untouched since the limit before the previous: fresh")
+          .isCloseTo(4, within(1e-3));
+      assertThat(limiter.limit("l", "new", 4).allowed()).isTrue();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log"})
+  void replace_changingOnlyTheMode_keepsEveryKeysState(String kind) {
+    try (RateLimiter limiter = limiter("l", kind + " rate=3" + YEAR + " mode=shadow")) {
+      limiter.limit("l", "k", 3);
+      assertThat(limiter.limit("l", "k", 1).allowed()).as("shadow").isTrue();
+      limiter.replace("l", kind + " rate=3" + YEAR);
+      assertThat(limiter.limit("l", "k", 1).allowed()).as("enforced, on the same state").isFalse();
+      assertThat(limiter.limit("l", "other", 3).allowed()).isTrue();
+    }
+  }
+
+  @Test
+  void replace_changingTheKind_startsFresh() {
+    try (RateLimiter limiter = limiter("l", "token-bucket rate=3" + YEAR)) {
+      Assumptions.assumeTrue(supports(Limit.parse("fixed-window rate=3" + YEAR)));
+      limiter.limit("l", "k", 3);
+      limiter.replace("l", "fixed-window rate=3" + YEAR);
+      assertThat(limiter.limit("l", "k", 3).allowed()).isTrue();
+      assertThat(limiter.limit("l", "k", 1).allowed()).isFalse();
+    }
+  }
+
+  @Test
+  void plans_decideOnTheirOwnSpec_eachWithItsOwnState() {
+    ManualClock clock = new ManualClock(1_767_225_600_000L);
+    try (RateLimiter limiter = RateLimiter.builder().clock(clock).store(newStore(clock))
+        .limit("api", "token-bucket rate=2" + YEAR)
+        .plan("pro", "api", "token-bucket rate=5" + YEAR).build()) {
+      assertThat(limiter.limit("api", "pro", "alice", 5).allowed()).isTrue();
+      assertThat(limiter.limit("api", "pro", "alice", 1).allowed()).isFalse();
+      assertThat(limiter.limit("api", "alice", 2).allowed()).as("the default plan's state is its own").isTrue();
+      assertThat(limiter.limit("api", "free", "alice", 1).allowed()).as("unknown plan: the default").isFalse();
+      assertThat(limiter.limitAll(List.of(LimitCall.of("api", "bob", 5).onPlan("pro"))).allowed()).isTrue();
+      limiter.reset("api", "alice");
+      assertThat(limiter.check("api", "pro", "alice", 5).allowed()).isTrue();
+      assertThat(limiter.check("api", "alice", 2).allowed()).isTrue();
+    }
   }
 
   @TestFactory

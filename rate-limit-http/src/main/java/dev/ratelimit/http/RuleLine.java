@@ -1,35 +1,52 @@
 package dev.ratelimit.http;
 
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Set;
+
 /**
- * One entry of the {@code rules} init-param, as written: {@code PATTERN LIMIT [key=KEY] [cost=N]}.
+ * One entry of the {@code rules} init-param, as written:
+ * {@code PATTERN LIMIT [key=KEY] [cost=N] [methods=POST,PUT] [charge-on=401,403|4xx|5xx]}.
  *
  * @param keySpec the {@code key=} value, or null for the filter's default key
  * @param cost the {@code cost=} value, or null for 1
+ * @param methods the {@code methods=} value, or null for every method
+ * @param chargeOn the {@code charge-on=} value, or null: every response counts
  */
-public record RuleLine(String pattern, String limit, String keySpec, Double cost) {
-  public static final String GRAMMAR = "PATTERN LIMIT [key=KEY] [cost=N]";
+public record RuleLine(String pattern, String limit, String keySpec, Double cost, Set<String> methods,
+    ChargeOn chargeOn) {
+  public static final String GRAMMAR = "PATTERN LIMIT [key=KEY] [cost=N] [methods=GET,POST] [charge-on=401,5xx]";
+  private static final String[] OPTIONS = {"key=", "cost=", "methods=", "charge-on="};
 
-  /** @throws IllegalArgumentException naming the option that is unknown, repeated or not a number */
+  /** @throws IllegalArgumentException naming the option that is unknown, repeated or not valid */
   public static RuleLine parse(String entry) {
     String[] tokens = entry.split("\\s+");
     if (tokens.length < 2) {
       throw new IllegalArgumentException("expected " + GRAMMAR);
     }
-    String keySpec = null;
-    Double cost = null;
+    String[] values = new String[OPTIONS.length];
     for (int i = 2; i < tokens.length; i++) {
       String token = tokens[i];
-      if (token.startsWith("key=") && keySpec == null) {
-        keySpec = token.substring("key=".length());
-      } else if (token.startsWith("cost=") && cost == null) {
-        cost = cost(token.substring("cost=".length()));
-      } else if (token.startsWith("key=") || token.startsWith("cost=")) {
-        throw new IllegalArgumentException("'" + token.substring(0, token.indexOf('=')) + "' is given twice");
-      } else {
+      int option = option(token);
+      if (option < 0) {
         throw new IllegalArgumentException("unknown option '" + token + "'; expected " + GRAMMAR);
       }
+      if (values[option] != null) {
+        throw new IllegalArgumentException("'" + token.substring(0, token.indexOf('=')) + "' is given twice");
+      }
+      values[option] = token.substring(OPTIONS[option].length());
     }
-    return new RuleLine(tokens[0], tokens[1], keySpec, cost);
+    return new RuleLine(tokens[0], tokens[1], values[0], values[1] == null ? null : cost(values[1]),
+        values[2] == null ? null : methods(values[2]), values[3] == null ? null : ChargeOn.parse(values[3]));
+  }
+
+  private static int option(String token) {
+    for (int i = 0; i < OPTIONS.length; i++) {
+      if (token.startsWith(OPTIONS[i])) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** A cost as written in {@code cost=} or the {@code cost} init-param. */
@@ -41,5 +58,18 @@ public record RuleLine(String pattern, String limit, String keySpec, Double cost
       throw new IllegalArgumentException("cost '" + text + "' is not a number");
     }
     return Rule.checkCost(cost);
+  }
+
+  /** HTTP methods as written in {@code methods=}: comma-separated tokens, upper-cased. */
+  public static Set<String> methods(String text) {
+    Set<String> methods = new LinkedHashSet<>();
+    for (String method : text.split(",")) {
+      String name = method.strip().toUpperCase(Locale.ROOT);
+      if (!name.matches("[A-Z]{1,20}")) {
+        throw new IllegalArgumentException("method '" + method.strip() + "' is not an HTTP method such as GET or POST");
+      }
+      methods.add(name);
+    }
+    return Set.copyOf(methods);
   }
 }

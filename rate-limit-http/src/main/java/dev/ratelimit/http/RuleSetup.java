@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A front end's configuration while it is given (a builder's calls, {@code web.xml}'s
@@ -24,13 +25,14 @@ public final class RuleSetup {
   private Keys.Custom customKeys = Keys.Custom.NONE;
 
   /** A rule before its key is resolved: the key is a spec ({@code ip}, ...) or given. */
-  private record PendingRule(UrlPattern pattern, String limit, String keySpec, RequestKey key, double cost) {
+  private record PendingRule(UrlPattern pattern, String limit, String keySpec, RequestKey key, double cost,
+      Set<String> methods, ChargeOn chargeOn) {
 
     /** The rule on the limiter's limits; a spec'd key is read now, with the client addresses finally set. */
     Rule resolve(Map<String, Limit> known, TrustedProxies clients, Keys.Custom custom) {
       try {
         RequestKey resolver = key != null ? key : Keys.parse(keySpec, clients, custom);
-        return Rule.of(pattern, limit, known, resolver, cost);
+        return Rule.of(pattern, limit, known, resolver, cost, methods, chargeOn);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("rule '" + pattern + " " + limit + "': " + e.getMessage(), e);
       }
@@ -49,12 +51,22 @@ public final class RuleSetup {
 
   public void rule(UrlPattern pattern, String limit, String keySpec, double cost) {
     rules.add(new PendingRule(pattern, Objects.requireNonNull(limit, "limit"), Objects.requireNonNull(keySpec, "key"),
-        null, Rule.checkCost(cost)));
+        null, Rule.checkCost(cost), null, null));
   }
 
   public void rule(UrlPattern pattern, String limit, RequestKey key, double cost) {
     rules.add(new PendingRule(pattern, Objects.requireNonNull(limit, "limit"), null, Objects.requireNonNull(key, "key"),
-        Rule.checkCost(cost)));
+        Rule.checkCost(cost), null, null));
+  }
+
+  /** Sets the methods and the counting statuses of the rule added last (either {@code null}: unchanged). */
+  public void lastRule(Set<String> methods, ChargeOn chargeOn) {
+    if (rules.isEmpty()) {
+      throw new IllegalStateException("methods and chargeOn apply to the rule added last; add a rule first");
+    }
+    PendingRule last = rules.remove(rules.size() - 1);
+    rules.add(new PendingRule(last.pattern(), last.limit(), last.keySpec(), last.key(), last.cost(),
+        methods != null ? methods : last.methods(), chargeOn != null ? chargeOn : last.chargeOn()));
   }
 
   /** The front end's own key kinds, for the specs of rules given as text. */

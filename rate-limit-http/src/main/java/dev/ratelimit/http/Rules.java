@@ -10,6 +10,8 @@ public final class Rules {
   private final Rule[] rules;
   private final Rule[] fallback;
   private final boolean needsPath;
+  /** Whether some rule applies to some methods only: then the method is matched too. */
+  private final boolean byMethod;
 
   public Rules(List<Rule> rules) {
     List<Rule> matching = new ArrayList<>();
@@ -19,7 +21,8 @@ public final class Rules {
     }
     this.rules = matching.toArray(NONE);
     this.fallback = fallback.toArray(NONE);
-    this.needsPath = matching.stream().anyMatch(rule -> rule.pattern().kind() != UrlPattern.Kind.ALL);
+    this.byMethod = rules.stream().anyMatch(rule -> rule.methods() != null);
+    this.needsPath = byMethod || matching.stream().anyMatch(rule -> rule.pattern().kind() != UrlPattern.Kind.ALL);
   }
 
   /** The rules for this request, in configuration order: those whose pattern matches, else the {@code /} ones. */
@@ -27,7 +30,7 @@ public final class Rules {
     if (!needsPath) {
       return rules.length > 0 ? rules : fallback;
     }
-    return matching(request.path());
+    return byMethod ? matching(request.path(), request.method()) : matching(request.path());
   }
 
   public Rule[] matching(String path) {
@@ -58,6 +61,27 @@ public final class Rules {
     List<Rule> all = new ArrayList<>(List.of(rules));
     all.addAll(List.of(fallback));
     return all;
+  }
+
+  /**
+   * The rules for a path and method: those whose pattern and methods match, else the {@code /}
+   * ones that apply to the method.
+   */
+  public Rule[] matching(String path, String method) {
+    List<Rule> matched = new ArrayList<>();
+    for (Rule rule : rules) {
+      if (rule.pattern().matches(path) && rule.appliesTo(method)) {
+        matched.add(rule);
+      }
+    }
+    if (matched.isEmpty()) {
+      for (Rule rule : fallback) {
+        if (rule.appliesTo(method)) {
+          matched.add(rule);
+        }
+      }
+    }
+    return matched.toArray(NONE);
   }
 
   public boolean isEmpty() {

@@ -28,6 +28,14 @@ final class RedisKeySpace implements KeySpace {
   private final ScriptBatcher batcher;
 
   RedisKeySpace(RedisStore store, String name, Limit limit) {
+    this(store, name, limit, null);
+  }
+
+  /**
+   * @param previous the limit this one replaced at runtime, of the same kind, whose keys the
+   *     scripts carry over on first touch; {@code null}: none
+   */
+  RedisKeySpace(RedisStore store, String name, Limit limit, Limit previous) {
     this.store = store;
     this.name = name;
     this.limit = limit;
@@ -35,7 +43,13 @@ final class RedisKeySpace implements KeySpace {
     this.kind = LimitKind.of(limit);
     this.offsetPerKey = kind.offsetPerKey(limit);
     String[] params = parameters(kind, limit);
-    this.head = ScriptArguments.limit(kind.spec(), kind.fingerprint(limit, params), params);
+    if (previous == null) {
+      this.head = ScriptArguments.limit(kind.spec(), kind.fingerprint(limit, params), params);
+    } else {
+      String[] before = parameters(kind, previous);
+      this.head = ScriptArguments.limit(kind.spec(), kind.fingerprint(limit, params), params,
+          kind.fingerprint(previous, before), before);
+    }
     this.batcher = new ScriptBatcher(store, Script.forKind(kind.spec()), head);
   }
 

@@ -3,6 +3,7 @@ package dev.ratelimit.redis;
 import dev.ratelimit.Clock;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
+import dev.ratelimit.algorithm.LimitKind;
 import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.Operation;
@@ -88,6 +89,19 @@ public final class RedisStore implements RateLimitStore {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(limit, "limit");
     return new RedisKeySpace(this, name, limit);
+  }
+
+  /**
+   * The same Redis keys under the new limit (state is keyed by name): kept as they are when only
+   * {@code mode} or {@code failure} changed (the fingerprint is the same); carried over on first
+   * touch from the previous limit of a token bucket, GCRA or fixed window (DESIGN.md §2.7); fresh
+   * otherwise, and for a key last written under an older limit than the previous one.
+   */
+  @Override
+  public KeySpace rebind(KeySpace previous, Limit limit) {
+    Objects.requireNonNull(limit, "limit");
+    return new RedisKeySpace(this, previous.name(), limit,
+        LimitKind.carriesOver(previous.limit(), limit) ? previous.limit() : null);
   }
 
   /**

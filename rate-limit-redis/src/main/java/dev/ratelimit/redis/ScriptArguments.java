@@ -7,7 +7,8 @@ package dev.ratelimit.redis;
  *
  * <pre>
  * preamble   now (epoch ms, or '' for Redis TIME), keep ('1': keys never expire)
- * limit      kind, fingerprint, {@value #PARAMETERS} parameters (the last: a fixed window's offset)
+ * limit      kind, fingerprint, {@value #PARAMETERS} parameters (the last: a fixed window's offset),
+ *            then the limit it replaced: its fingerprint ('-': none) and parameters (DESIGN.md §2.7)
  * main-batch preamble, one limit, then one request list per key (KEYS[k])
  * main-all   preamble, then per charge: a limit and its count
  * </pre>
@@ -20,8 +21,10 @@ final class ScriptArguments {
 
   /** now, keep. */
   private static final int PREAMBLE = 2;
-  /** kind, fingerprint, parameters. */
-  static final int LIMIT = 2 + PARAMETERS;
+  /** kind, fingerprint, parameters, previous fingerprint, previous parameters. */
+  static final int LIMIT = 3 + 2 * PARAMETERS;
+  /** The previous limit's fingerprint when there is none. */
+  static final String NO_PREVIOUS = "-";
   /** A charge of an all-or-nothing call: a limit, then its count. */
   private static final int CHARGE = LIMIT + 1;
   /** Where main-batch's request lists start. */
@@ -35,14 +38,27 @@ final class ScriptArguments {
    * @param parameters {@value #PARAMETERS} of them, as the kind's Lua constructor takes them
    */
   static String[] limit(String kind, String fingerprint, String[] parameters) {
-    if (parameters.length != PARAMETERS) {
+    String[] none = new String[PARAMETERS];
+    java.util.Arrays.fill(none, "0");
+    return limit(kind, fingerprint, parameters, NO_PREVIOUS, none);
+  }
+
+  /**
+   * A limit that replaced another of its kind at runtime: a key still written under the previous
+   * one's fingerprint is carried over (its used units kept, capped by the new capacity).
+   */
+  static String[] limit(String kind, String fingerprint, String[] parameters, String previousFingerprint,
+      String[] previousParameters) {
+    if (parameters.length != PARAMETERS || previousParameters.length != PARAMETERS) {
       throw new IllegalArgumentException("a limit has " + PARAMETERS + " script parameters, not "
-          + parameters.length);
+          + (parameters.length != PARAMETERS ? parameters.length : previousParameters.length));
     }
     String[] limit = new String[LIMIT];
     limit[0] = kind;
     limit[1] = fingerprint;
     System.arraycopy(parameters, 0, limit, 2, PARAMETERS);
+    limit[2 + PARAMETERS] = previousFingerprint;
+    System.arraycopy(previousParameters, 0, limit, 3 + PARAMETERS, PARAMETERS);
     return limit;
   }
 

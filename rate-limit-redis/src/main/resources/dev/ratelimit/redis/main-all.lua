@@ -18,7 +18,7 @@ for i = 1, n do
   local key = KEYS[i]
   if owner[key] == nil then
     owner[key] = i
-    original[key] = load_state(key, fingerprints[i], limits[i])
+    original[key] = load_state(key, fingerprints[i], limits[i], now)
     working[key] = original[key]
   end
 end

@@ -27,7 +27,7 @@ for k = 1, #KEYS do
     limit.offset = tonumber(offset)
   end
 
-  local state = load_state(key, fingerprint, limit)
+  local state = load_state(key, fingerprint, limit, now)
   local changed = false
   local d
   for op in next_word do

@@ -22,10 +22,12 @@ end
 -- LIMITS_MAX, as the arguments come from clients.
 local LIMITS, LIMITS_MAX, limits_kept = {}, 1000, 0
 
--- The limit whose arguments start at ARGV[at] (kind, fingerprint, ARG_PARAMETERS parameters):
--- its kind's limit table and its fingerprint.
+-- The limit whose arguments start at ARGV[at] (kind, fingerprint, ARG_PARAMETERS parameters,
+-- then the limit it replaced: fingerprint or '-', ARG_PARAMETERS parameters): its kind's limit
+-- table, with the previous one as L.previous (and L.previous_fingerprint), and its fingerprint.
 local function read_limit(at)
-  local id = table.concat(ARGV, ' ', at, at + 1 + ARG_PARAMETERS)
+  -- the previous limit's arguments are part of the id: the same limit may replace several
+  local id = table.concat(ARGV, ' ', at, at + 2 + 2 * ARG_PARAMETERS)
   local kept = LIMITS[id]
   if kept ~= nil then
     kept[1].offset = kept[2]
@@ -36,6 +38,11 @@ local function read_limit(at)
     error('unknown kind of limit ' .. tostring(ARGV[at]))
   end
   local limit = kind(unpack(ARGV, at + 2, at + 1 + ARG_PARAMETERS))
+  local previous = ARGV[at + 2 + ARG_PARAMETERS]
+  if previous ~= '-' then
+    limit.previous = kind(unpack(ARGV, at + 3 + ARG_PARAMETERS, at + 2 + 2 * ARG_PARAMETERS))
+    limit.previous_fingerprint = previous
+  end
   if limits_kept == LIMITS_MAX then
     LIMITS, limits_kept = {}, 0
   end
@@ -44,16 +51,20 @@ local function read_limit(at)
 end
 
 -- The key's state, or nil when it is fresh (missing, expired, or written under another limit).
-local function load_state(key, fingerprint, limit)
+-- A state written under the limit this one replaced is carried over (DESIGN.md §2.7).
+local function load_state(key, fingerprint, limit, now)
   local value = redis.call('GET', key)
   if not value then
     return nil
   end
   local written_by, state = limit:load(value)
-  if written_by ~= fingerprint then
-    return nil
+  if written_by == fingerprint then
+    return state
   end
-  return state
+  if limit.previous ~= nil and written_by == limit.previous_fingerprint then
+    return limit:carry(state, now)
+  end
+  return nil
 end
 
 -- Writes the state with PEXPIRE at the moment it becomes fresh (ttl ms from now: the resetAfter

@@ -194,6 +194,22 @@ end
 -- capacity, maxReserved (-1: unbounded), offset (fixed windows: where the key's windows begin,
 -- modulo the period); base_period: the base is a multiple of it (the period for fixed windows,
 -- else 1 ms).
+-- A state written under L.previous, the limit of this kind that L replaced: its units used at
+-- now stay used, capped by L's capacity, as WordAlgorithm.used and carried do (DESIGN.md §2.7).
+local function word_carry(L, state, now)
+  local P = L.previous
+  local word, stamp, base = state[1], state[2], state[3]
+  local used = P.capacity - P.alg.level(P, word, stamp, now - base - P.offset)
+  local new_base = now - now % L.base_period
+  local t = now - new_base - L.offset
+  local level = L.capacity - min(java_max(used, 0), L.capacity)
+  local next_stamp = NO_STAMP
+  if L.alg.uses_stamp then
+    next_stamp = t
+  end
+  return { L.alg.with_level(L, FRESH, NO_STAMP, t, level), next_stamp, new_base }
+end
+
 local function word_limit(alg, rate, period, capacity, max_reserved, offset, base_period)
   capacity = tonumber(capacity)
   max_reserved = tonumber(max_reserved)
@@ -205,6 +221,6 @@ local function word_limit(alg, rate, period, capacity, max_reserved, offset, bas
     max_reserved = max_reserved, tol = tolerance(capacity), offset = tonumber(offset),
     base_period = base_period or 1,
     apply = word_apply, refund = word_refund, until_fresh = word_until_fresh, load = word_load,
-    encode = word_encode, value_mark = '=',
+    encode = word_encode, value_mark = '=', carry = word_carry,
   }
 end

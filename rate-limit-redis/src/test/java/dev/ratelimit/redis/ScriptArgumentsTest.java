@@ -37,7 +37,7 @@ class ScriptArgumentsTest {
     assertThat(args[lua.get("ARG_KEEP") - 1]).isEqualTo("1");
     int limitAt = lua.get("ARG_BATCH_LIMIT") - 1;
     assertThat(Arrays.asList(args).subList(limitAt, limitAt + lua.get("ARG_LIMIT_SIZE")))
-        .containsExactly("gcra", "fp", "a", "b", "c", "d", "e");
+        .containsExactly("gcra", "fp", "a", "b", "c", "d", "e", "-", "0", "0", "0", "0", "0");
     assertThat(lua.get("ARG_PARAMETERS")).isEqualTo(ScriptArguments.PARAMETERS);
     assertThat(ScriptArguments.requestsOf(0)).isEqualTo(lua.get("ARG_BATCH_REQUESTS") - 1);
     assertThat(args).hasSize(ScriptArguments.requestsOf(1) + 1);
@@ -55,8 +55,17 @@ class ScriptArgumentsTest {
     int second = lua.get("ARG_ALL_FIRST") - 1 + stride;
     assertThat(args).hasSize(second + stride);
     assertThat(args[second - stride + size]).isEqualTo("1");
-    assertThat(Arrays.asList(args).subList(second, second + size)).containsExactly("gcra", "fp", "a", "b", "c", "d", "777");
+    assertThat(Arrays.asList(args).subList(second, second + size)).containsExactly("gcra", "fp", "a", "b", "c", "d", "777", "-", "0", "0", "0",
+        "0", "0");
     assertThat(args[second + size]).isEqualTo("2.5");
+  }
+
+  @Test
+  void limit_carriesThePreviousLimitAfterItsOwn() {
+    String[] limit = ScriptArguments.limit("gcra", "fp", new String[] {"a", "b", "c", "d", "e"}, "old",
+        new String[] {"v", "w", "x", "y", "z"});
+    assertThat(limit).hasSize(luaConstants().get("ARG_LIMIT_SIZE"))
+        .containsExactly("gcra", "fp", "a", "b", "c", "d", "e", "old", "v", "w", "x", "y", "z");
   }
 
   @Test

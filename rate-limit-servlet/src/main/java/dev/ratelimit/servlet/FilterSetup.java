@@ -1,12 +1,14 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.http.ChargeOn;
 import dev.ratelimit.http.ProxyHeader;
 import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.RequestKey;
 import dev.ratelimit.http.RuleSetup;
 import dev.ratelimit.http.UrlPattern;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A filter's configuration while it is given, by {@link RateLimitFilter.Builder} or by
@@ -40,6 +42,11 @@ final class FilterSetup {
 
   void rule(UrlPattern pattern, String limit, KeyResolver key, double cost) {
     rules.rule(pattern, limit, ServletKeys.key(Objects.requireNonNull(key, "key")), cost);
+  }
+
+  /** Sets the methods and the counting statuses of the rule added last (either {@code null}: unchanged). */
+  void lastRule(Set<String> methods, ChargeOn chargeOn) {
+    rules.lastRule(methods, chargeOn);
   }
 
   /** Replaces the trusted proxies and the header they write. */

@@ -175,8 +175,9 @@ final class InitParams {
         RequestKey key = line.keySpec() == null ? defaultKey
             : ServletKeys.parse(line.keySpec(), setup.clients(), loader);
         double cost = line.cost() == null ? 1 : line.cost();
-        Rule.of(pattern, line.limit(), limits, key, cost);
+        Rule.of(pattern, line.limit(), limits, key, cost, line.methods(), line.chargeOn());
         setup.ruleOn(pattern, line.limit(), key, cost);
+        setup.lastRule(line.methods(), line.chargeOn());
       });
     }
     return entries.size();

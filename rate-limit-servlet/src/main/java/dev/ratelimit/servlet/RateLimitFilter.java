@@ -5,12 +5,16 @@ import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.http.ChargeOn;
 import dev.ratelimit.http.Charges;
 import dev.ratelimit.http.ProxyHeader;
 import dev.ratelimit.http.RateLimitHeaders;
+import dev.ratelimit.http.RuleLine;
 import dev.ratelimit.http.Request;
 import dev.ratelimit.http.UrlPattern;
 import dev.ratelimit.store.RateLimitStore;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpFilter;
@@ -111,13 +115,78 @@ public class RateLimitFilter extends HttpFilter {
     Charges charges = Charges.of(settings.rules().matching(view), view, settings.decided().missingKey());
     if (charges.missingKey() != null) {
       settings.rejection().reject(request, response, Rejection.of(charges.missingKey()));
-    } else if (charges.isEmpty() || admitted(settings, charges, request, response)) {
+      return;
+    }
+    if (charges.isEmpty()) {
       chain.doFilter(request, response);
+      return;
+    }
+    Charges.Verdict verdict = admitted(settings, charges, request, response);
+    if (verdict == null) {
+      return;
+    }
+    if (verdict.settlement() == null) {
+      chain.doFilter(request, response);
+      return;
+    }
+    passAndSettle(request, response, chain, verdict.settlement());
+  }
+
+  /**
+   * Passes the request on, then settles the {@code charge-on} charges by the response status:
+   * when the chain returns, or, for a request that went async, when it completes (or times out,
+   * or fails). A chain that throws counts as 500, the status the container will send.
+   */
+  private static void passAndSettle(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+      Charges.Settlement settlement) throws IOException, ServletException {
+    try {
+      chain.doFilter(request, response);
+    } catch (IOException | ServletException | RuntimeException | Error e) {
+      settlement.settle(HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
+      throw e;
+    }
+    if (request.isAsyncStarted()) {
+      // a complete() during this dispatch takes effect only once it returns (Servlet 6.0
+      // §2.3.3.3), so the listener is in time
+      try {
+        request.getAsyncContext().addListener(new SettleOnCompletion(settlement, response));
+        return;
+      } catch (IllegalStateException completed) {
+        // completed already: the status is final
+      }
+    }
+    settlement.settle(response.getStatus());
+  }
+
+  /** Settles an async request's charges when it completes, with the status then set. */
+  private record SettleOnCompletion(Charges.Settlement settlement, HttpServletResponse response)
+      implements AsyncListener {
+    @Override
+    public void onComplete(AsyncEvent event) {
+      settlement.settle(response.getStatus());
+    }
+
+    @Override
+    public void onTimeout(AsyncEvent event) {
+      // the container answers a timeout with 500 unless a listener completes it: settled on completion
+    }
+
+    @Override
+    public void onError(AsyncEvent event) {
+      // completion follows an error too; the status is read then
+    }
+
+    @Override
+    public void onStartAsync(AsyncEvent event) {
+      event.getAsyncContext().addListener(this); // a new async cycle drops the listeners
     }
   }
 
-  /** Spends the charges and sets the headers; a refused request is answered here (429, or 503 when closed). */
-  private static boolean admitted(FilterSettings settings, Charges charges, HttpServletRequest request,
+  /**
+   * Spends the charges and sets the headers; a refused request is answered here (429, or 503 when
+   * closed) and {@code null} returned.
+   */
+  private static Charges.Verdict admitted(FilterSettings settings, Charges charges, HttpServletRequest request,
       HttpServletResponse response) throws IOException, ServletException {
     Charges.Verdict verdict;
     try {
@@ -125,13 +194,14 @@ public class RateLimitFilter extends HttpFilter {
     } catch (StoreUnavailableException e) {
       // failure=closed: neither admitted nor counted
       RateLimitResponses.storeUnavailable(settings.rejection(), request, response, charges.closedLimit());
-      return false;
+      return null;
     }
     if (!verdict.allowed()) {
       RateLimitResponses.rateLimited(settings.rejection(), request, response, verdict.limit(),
           verdict.retryAfterMillis());
+      return null;
     }
-    return verdict.allowed();
+    return verdict;
   }
 
   /** The limiter's store is closed only when this filter made it. */
@@ -204,6 +274,29 @@ public class RateLimitFilter extends HttpFilter {
 
     public Builder rule(String pattern, String limit, KeyResolver key, double cost) {
       setup.rule(UrlPattern.parse(pattern), limit, key, cost);
+      return this;
+    }
+
+    /**
+     * The rule added last applies only to these HTTP methods ({@code "POST,PUT"}), as
+     * {@code methods=} in a {@code web.xml} rule line.
+     *
+     * @throws IllegalStateException before any rule
+     */
+    public Builder methods(String methods) {
+      setup.lastRule(RuleLine.methods(Objects.requireNonNull(methods, "methods")), null);
+      return this;
+    }
+
+    /**
+     * The rule added last keeps its charge only for these response statuses ({@code "401,403"},
+     * {@code "4xx"}, {@code "5xx"}); others are refunded once the status is known, as
+     * {@code charge-on=} in a {@code web.xml} rule line.
+     *
+     * @throws IllegalStateException before any rule
+     */
+    public Builder chargeOn(String statuses) {
+      setup.lastRule(null, ChargeOn.parse(Objects.requireNonNull(statuses, "statuses")));
       return this;
     }
 

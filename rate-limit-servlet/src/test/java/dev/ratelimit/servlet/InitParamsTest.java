@@ -102,7 +102,7 @@ class InitParamsTest {
   @ParameterizedTest
   @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
       // limits
-      "limits | api = token-bucket rate=10 perod=1m | init-param 'limits', entry \"api = token-bucket rate=10 perod=1m\": unknown parameter 'perod' in \"token-bucket rate=10 perod=1m\"; allowed: rate, period, capacity, maxReserved, shards, failure",
+      "limits | api = token-bucket rate=10 perod=1m | init-param 'limits', entry \"api = token-bucket rate=10 perod=1m\": unknown parameter 'perod' in \"token-bucket rate=10 perod=1m\"; allowed: rate, period, capacity, maxReserved, shards, failure, mode",
       "limits | api = 10/1x | init-param 'limits', entry \"api = 10/1x\": bad value '1x' for period in \"10/1x\": duration '1x' is not valid; use 250ms, 10s, 1.5s, 5m, 1h, 1d or ISO-8601 such as PT1M",
       "limits | api token-bucket rate=10 period=1m | init-param 'limits', entry \"api token-bucket rate=10 period=1m\": expected NAME = SPEC, e.g. api = token-bucket rate=100 period=1m",
       "limits | 10/1m | init-param 'limits', entry \"10/1m\": expected NAME = SPEC, e.g. api = token-bucket rate=100 period=1m",
@@ -118,12 +118,12 @@ class InitParamsTest {
       "rules | /api/* api key=dev.ratelimit.servlet.NoDefaultConstructorKey | init-param 'rules', entry \"/api/* api key=dev.ratelimit.servlet.NoDefaultConstructorKey\": key resolver class 'dev.ratelimit.servlet.NoDefaultConstructorKey' needs a public no-argument constructor",
       "rules | /api/* apii | init-param 'rules', entry \"/api/* apii\": unknown limit 'apii'; configured limits: api",
       "rules | /api* api | init-param 'rules', entry \"/api* api\": bad url-pattern '/api*'; use an exact path (/login), a prefix (/api/*), an extension (*.json), /* or /",
-      "rules | /api/* | init-param 'rules', entry \"/api/*\": expected PATTERN LIMIT [key=KEY] [cost=N]",
+      "rules | /api/* | init-param 'rules', entry \"/api/*\": expected PATTERN LIMIT [key=KEY] [cost=N] [methods=GET,POST] [charge-on=401,5xx]",
       "rules | /api/* api cost=x | init-param 'rules', entry \"/api/* api cost=x\": cost 'x' is not a number",
       "rules | /api/* api cost=-1 | init-param 'rules', entry \"/api/* api cost=-1\": cost must be a finite number, 0 or more, but was -1.0",
       "rules | /api/* api cost=NaN | init-param 'rules', entry \"/api/* api cost=NaN\": cost must be a finite number, 0 or more, but was NaN",
       "rules | /api/* api cost=101 | init-param 'rules', entry \"/api/* api cost=101\": cost 101 is above what limit 'api' can ever admit at once (100): every request would be denied",
-      "rules | /api/* api weight=2 | init-param 'rules', entry \"/api/* api weight=2\": unknown option 'weight=2'; expected PATTERN LIMIT [key=KEY] [cost=N]",
+      "rules | /api/* api weight=2 | init-param 'rules', entry \"/api/* api weight=2\": unknown option 'weight=2'; expected PATTERN LIMIT [key=KEY] [cost=N] [methods=GET,POST] [charge-on=401,5xx]",
       "rules | /api/* api key=ip key=principal | init-param 'rules', entry \"/api/* api key=ip key=principal\": 'key' is given twice",
       // single values
       "trusted-proxies | 10.0.0.0/33 | init-param 'trusted-proxies' = \"10.0.0.0/33\": '10.0.0.0/33' has a prefix length above 32",
@@ -222,7 +222,7 @@ class InitParamsTest {
 
   @Test
   void read_withoutRulesRefusesToStart() {
-    String message = "no rules: give init-param 'rules' (PATTERN LIMIT [key=KEY] [cost=N] per line) or 'limit'"
+    String message = "no rules: give init-param 'rules' (PATTERN LIMIT [key=KEY] [cost=N] [methods=GET,POST] [charge-on=401,5xx] per line) or 'limit'"
         + " (one limit for every request the filter mapping covers)";
     assertThatThrownBy(() -> read("limits", API)).hasMessage(message);
     assertThatThrownBy(() -> read()).hasMessage(message);

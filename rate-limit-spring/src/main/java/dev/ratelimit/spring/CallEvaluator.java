@@ -32,9 +32,34 @@ final class CallEvaluator {
   }
 
   List<LimitCall> calls(LimitedMethod limited, Object target, Object[] args) {
+    return evaluate(limited, target, args).calls();
+  }
+
+  /**
+   * The limit calls of one invocation and the charges they come from (those whose condition
+   * held), with the evaluation context when one was needed, for {@link #counts}.
+   */
+  record Evaluated(List<LimitCall> calls, List<LimitedMethod.Charge> charges, MethodBasedEvaluationContext context) {}
+
+  Evaluated evaluate(LimitedMethod limited, Object target, Object[] args) {
     List<LimitCall> calls = new ArrayList<>(limited.charges().size());
+    List<LimitedMethod.Charge> applied = new ArrayList<>(limited.charges().size());
     MethodBasedEvaluationContext context = null;
     for (LimitedMethod.Charge charge : limited.charges()) {
+      LimitedMethod.Extras extras = charge.extras();
+      if (extras.condition() != null) {
+        context = context != null ? context : context(limited, target, args);
+        if (!Boolean.TRUE.equals(evaluate(extras.condition(), context, charge, "condition", extras.conditionText(),
+            limited))) {
+          continue; // not limited, not charged
+        }
+      }
+      String plan = null;
+      if (extras.plan() != null) {
+        context = context != null ? context : context(limited, target, args);
+        Object value = evaluate(extras.plan(), context, charge, "plan", extras.planText(), limited);
+        plan = value == null ? null : value.toString();
+      }
       String key = "";
       double count = 1;
       if (charge.keyArgument() >= 0) {
@@ -51,9 +76,28 @@ final class CallEvaluator {
         context = context != null ? context : context(limited, target, args);
         count = count(evaluate(charge.count(), context, charge, "count", charge.countText(), limited), charge, limited);
       }
-      calls.add(new LimitCall(charge.limit(), key, count));
+      calls.add(new LimitCall(charge.limit(), key, count, plan));
+      applied.add(charge);
     }
-    return calls;
+    return new Evaluated(calls, applied, context);
+  }
+
+  /**
+   * Whether the outcome counts for a charge: its {@code chargeIf} with {@code #result} and
+   * {@code #exception}, or always when it has none.
+   */
+  boolean counts(LimitedMethod limited, Evaluated evaluated, int charge, Object target, Object[] args, Object result,
+      Throwable exception) {
+    LimitedMethod.Charge applied = evaluated.charges().get(charge);
+    if (applied.extras().chargeIf() == null) {
+      return true;
+    }
+    MethodBasedEvaluationContext context = evaluated.context() != null ? evaluated.context()
+        : context(limited, target, args);
+    context.setVariable("result", result);
+    context.setVariable("exception", exception);
+    return Boolean.TRUE.equals(evaluate(applied.extras().chargeIf(), context, applied, "chargeIf",
+        applied.extras().chargeIfText(), limited));
   }
 
   /** One context for all the method's charges, with the variables any of them names. */

@@ -20,14 +20,35 @@ record LimitedMethod(Method method, List<Charge> charges, Duration maxWait, Fall
    * {@code countArgument}: its index, -1 otherwise), without evaluating SpEL.
    *
    * @param largestCount the largest count the limit can ever admit the way this method asks
+   * @param extras the annotation's {@code condition}, {@code chargeIf} and {@code plan}
    */
   record Charge(String limit, Expression key, Expression count, String keyText, String countText,
-      boolean usesRequest, boolean usesPrincipal, int keyArgument, int countArgument, double largestCount) {
+      boolean usesRequest, boolean usesPrincipal, int keyArgument, int countArgument, double largestCount,
+      Extras extras) {
 
     Charge withLargestCount(double largest) {
       return new Charge(limit, key, count, keyText, countText, usesRequest, usesPrincipal, keyArgument,
-          countArgument, largest);
+          countArgument, largest, extras);
     }
+  }
+
+  /**
+   * An annotation's {@code condition}, {@code chargeIf} and {@code plan} expressions, each
+   * {@code null} when not given, with their text for messages.
+   */
+  record Extras(Expression condition, String conditionText, Expression chargeIf, String chargeIfText,
+      Expression plan, String planText) {
+    static final Extras NONE = new Extras(null, "", null, "", null, "");
+  }
+
+  /** Whether some annotation charges by outcome ({@code chargeIf}). */
+  boolean chargesByOutcome() {
+    for (Charge charge : charges) {
+      if (charge.extras().chargeIf() != null) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The fallback method, and whether it takes the exception as its last parameter. */

@@ -101,10 +101,11 @@ final class LimitedMethods {
       Set<String> variables = new LinkedHashSet<>();
       variables.addAll(checked(key, "key", annotation.key(), annotation, specific));
       variables.addAll(checked(count, "count", annotation.count(), annotation, specific));
+      LimitedMethod.Extras extras = extras(annotation, specific, where, variables);
       charges.add(new LimitedMethod.Charge(annotation.name(), key, count, annotation.key(), annotation.count(),
           variables.contains("request"), variables.contains("principal"),
           argument(annotation.key(), specific), argument(annotation.count(), specific),
-          limiter.limits().get(annotation.name()).largestCount()));
+          limiter.limits().get(annotation.name()).largestCount(), extras));
       if (!annotation.maxWait().isEmpty()) {
         maxWait = longest(maxWait, maxWait(annotation, where));
       }
@@ -124,9 +125,42 @@ final class LimitedMethods {
     return new LimitedMethod(specific, List.copyOf(charges), maxWait, fallback, returns(specific));
   }
 
+  /**
+   * The annotation's condition, chargeIf and plan, parsed and checked; their variables join
+   * {@code variables} ({@code #result} and {@code #exception} exist in chargeIf only).
+   */
+  private LimitedMethod.Extras extras(RateLimited annotation, Method method, String where, Set<String> variables) {
+    if (annotation.condition().isEmpty() && annotation.chargeIf().isEmpty() && annotation.plan().isEmpty()) {
+      return LimitedMethod.Extras.NONE;
+    }
+    Expression condition = parse(annotation.condition(), "condition", annotation, where);
+    Expression chargeIf = parse(annotation.chargeIf(), "chargeIf", annotation, where);
+    Expression plan = parse(annotation.plan(), "plan", annotation, where);
+    variables.addAll(checked(condition, "condition", annotation.condition(), annotation, method));
+    variables.addAll(checked(plan, "plan", annotation.plan(), annotation, method));
+    if (chargeIf != null) {
+      Set<String> own = new LinkedHashSet<>(ExpressionVariables.of(chargeIf));
+      own.removeAll(Set.of("result", "exception"));
+      ExpressionVariables.check(own, method, parameterNames, "@RateLimited(name = \"" + annotation.name()
+          + "\", chargeIf = \"" + annotation.chargeIf() + "\")", where);
+      variables.addAll(own);
+      LimitedMethod.Returns returns = returns(method);
+      if (returns == LimitedMethod.Returns.MONO || returns == LimitedMethod.Returns.FLUX) {
+        throw new RateLimitConfigurationException("@RateLimited(name = \"" + annotation.name() + "\", chargeIf = \""
+            + annotation.chargeIf() + "\") on " + where + ": chargeIf is not supported on Mono or Flux methods");
+      }
+      if (!annotation.maxWait().isEmpty()) {
+        throw new RateLimitConfigurationException("@RateLimited(name = \"" + annotation.name() + "\") on " + where
+            + ": chargeIf and maxWait conflict (a waited-for reservation can't be settled by outcome); choose one");
+      }
+    }
+    return new LimitedMethod.Extras(condition, annotation.condition(), chargeIf, annotation.chargeIf(), plan,
+        annotation.plan());
+  }
+
   private static Expression parse(String text, String attribute, RateLimited annotation, String where) {
-    if (attribute.equals("key") && text.isEmpty()) {
-      return null; // the global key
+    if (!attribute.equals("count") && text.isEmpty()) {
+      return null; // the global key; no condition, chargeIf or plan
     }
     try {
       return PARSER.parseExpression(text);

@@ -59,6 +59,29 @@ public @interface RateLimited {
    */
   String fallback() default "";
 
+  /**
+   * SpEL evaluated before the call, over the same variables as {@link #key}: {@code false} means
+   * this annotation does not limit the call (nor charge it), as in Spring's {@code @Cacheable}.
+   * Empty (the default): always limited.
+   */
+  String condition() default "";
+
+  /**
+   * SpEL evaluated after the call returns or throws, with {@code #result} (the return value, or
+   * null) and {@code #exception} (what it threw, or null) besides the usual variables: the call is
+   * charged up front, so concurrent calls never overshoot, and refunded when this is
+   * {@code false} ({@code chargeIf = "#result == false"} counts failed logins only). A call denied
+   * up front never runs. Empty (the default): every call counts. Not on {@code Mono} or
+   * {@code Flux} methods.
+   */
+  String chargeIf() default "";
+
+  /**
+   * SpEL for the plan whose spec of the limit applies ({@code ratelimit.plans.<plan>.<limit>});
+   * empty (the default), a null result or a plan not configured for the limit: the default plan.
+   */
+  String plan() default "";
+
   /** Holds repeated {@link RateLimited} annotations. */
   @Documented
   @Retention(RetentionPolicy.RUNTIME)

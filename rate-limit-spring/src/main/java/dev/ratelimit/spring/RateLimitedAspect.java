@@ -3,6 +3,7 @@ package dev.ratelimit.spring;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Decisions;
 import dev.ratelimit.LimitCall;
+import dev.ratelimit.PendingCharge;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.RateLimiter;
 import java.lang.reflect.InvocationTargetException;
@@ -50,7 +51,16 @@ public class RateLimitedAspect {
     if (limited == null) {
       return call.proceed();
     }
-    List<LimitCall> calls = evaluator.calls(limited, call.getTarget(), call.getArgs());
+    CallEvaluator.Evaluated evaluated = evaluator.evaluate(limited, call.getTarget(), call.getArgs());
+    List<LimitCall> calls = evaluated.calls();
+    if (calls.isEmpty()) {
+      return call.proceed(); // every condition was false
+    }
+    if (limited.chargesByOutcome()) {
+      return limited.returns() == LimitedMethod.Returns.VALUE
+          ? chargeByOutcome(call, limited, evaluated)
+          : chargeByOutcomeWhenStarted(call, limited, evaluated);
+    }
     return switch (limited.returns()) {
       case VALUE -> limitNow(call, limited, calls);
       case COMPLETION_STAGE -> limitWhenStarted(call, limited, calls);
@@ -75,13 +85,99 @@ public class RateLimitedAspect {
     });
   }
 
+  /**
+   * Charges up front, runs the method, then keeps or refunds each charge by its
+   * {@code chargeIf}: one limit through its {@link PendingCharge} (exact), several through
+   * {@link RateLimiter#refund}.
+   */
+  private Object chargeByOutcome(ProceedingJoinPoint call, LimitedMethod limited, CallEvaluator.Evaluated evaluated)
+      throws Throwable {
+    List<LimitCall> calls = evaluated.calls();
+    PendingCharge single = null;
+    Decisions decisions;
+    if (calls.size() == 1) {
+      LimitCall only = calls.get(0);
+      single = limiter.charge(only.limit(), only.plan(), only.key(), only.count());
+      decisions = single(only, single.decision());
+    } else {
+      decisions = limiter.limitAll(calls);
+    }
+    headers.write(calls, decisions);
+    if (!decisions.allowed()) {
+      return denied(call, limited, calls, decisions);
+    }
+    Object result;
+    try {
+      result = call.proceed();
+    } catch (Throwable failure) {
+      settle(call, limited, evaluated, single, null, failure);
+      throw failure;
+    }
+    settle(call, limited, evaluated, single, result, null);
+    return result;
+  }
+
+  private Object chargeByOutcomeWhenStarted(ProceedingJoinPoint call, LimitedMethod limited,
+      CallEvaluator.Evaluated evaluated) {
+    List<LimitCall> calls = evaluated.calls();
+    return limiter.limitAllAsync(calls).thenCompose(decisions -> {
+      CompletableFuture<Object> outcome = new CompletableFuture<>();
+      try {
+        if (!decisions.allowed()) {
+          return stage(denied(call, limited, calls, decisions));
+        }
+        stage(call.proceed()).whenComplete((result, failure) -> {
+          Throwable cause = failure instanceof java.util.concurrent.CompletionException c && c.getCause() != null
+              ? c.getCause() : failure;
+          try {
+            settle(call, limited, evaluated, null, result, cause);
+          } catch (RuntimeException e) {
+            outcome.completeExceptionally(e);
+            return;
+          }
+          if (cause != null) {
+            outcome.completeExceptionally(cause);
+          } else {
+            outcome.complete(result);
+          }
+        });
+      } catch (Throwable failure) {
+        settle(call, limited, evaluated, null, null, failure);
+        outcome.completeExceptionally(failure);
+      }
+      return outcome;
+    });
+  }
+
+  /** A method's CompletionStage result as one of objects (null: completed with null). */
+  @SuppressWarnings("unchecked")
+  private static CompletionStage<Object> stage(Object result) {
+    return result == null ? CompletableFuture.completedFuture(null) : (CompletionStage<Object>) result;
+  }
+
+  /** Keeps the charges whose outcome counts; refunds the others. */
+  private void settle(ProceedingJoinPoint call, LimitedMethod limited, CallEvaluator.Evaluated evaluated,
+      PendingCharge single, Object result, Throwable failure) {
+    List<LimitCall> calls = evaluated.calls();
+    for (int i = 0; i < calls.size(); i++) {
+      boolean counts = evaluator.counts(limited, evaluated, i, call.getTarget(), call.getArgs(), result, failure);
+      if (single != null) {
+        single.settle(counts);
+      } else if (!counts) {
+        LimitCall charged = calls.get(i);
+        limiter.refund(charged.limit(), charged.plan(), charged.key(), charged.count());
+      }
+    }
+  }
+
   /** The decisions, waiting for a turn when the annotation says so. */
   Decisions decide(LimitedMethod limited, List<LimitCall> calls) throws InterruptedException {
     if (limited.maxWait() != null) {
       return limiter.acquireAll(calls, limited.maxWait());
     }
-    return calls.size() == 1 ? single(calls.get(0), limiter.limit(calls.get(0).limit(), calls.get(0).key(),
-        calls.get(0).count())) : limiter.limitAll(calls);
+    LimitCall only = calls.get(0);
+    return calls.size() == 1 ? single(only, limiter.limit(only.limit(), only.plan(), only.key(), only.count()))
+        : limiter.limitAll(calls);
   }
 
   CompletionStage<Decisions> decideAsync(LimitedMethod limited, List<LimitCall> calls) {

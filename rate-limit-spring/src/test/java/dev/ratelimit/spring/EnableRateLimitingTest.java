@@ -296,6 +296,90 @@ class EnableRateLimitingTest {
     context = null;
   }
 
+  public static class ChargeIfUnknownVariable {
+    @RateLimited(name = "api", chargeIf = "#outcome == false")
+    public boolean call() {
+      return true;
+    }
+  }
+
+  public static class ChargeIfOnMono {
+    @RateLimited(name = "api", chargeIf = "#result == null")
+    public reactor.core.publisher.Mono<String> call() {
+      return reactor.core.publisher.Mono.just("x");
+    }
+  }
+
+  public static class ConditionUnknownVariable {
+    @RateLimited(name = "api", condition = "#missing")
+    public void call() {}
+  }
+
+  public static class ChargeIfWithWait {
+    @RateLimited(name = "api", chargeIf = "#result", maxWait = "1s")
+    public boolean call() {
+      return true;
+    }
+  }
+
+  /** What the outcome-charging method saw: a counter the test reads. */
+  public static class Logins {
+    @RateLimited(name = "api", key = "#user", chargeIf = "#result == false", condition = "#user != 'admin'")
+    public boolean login(String user, boolean ok) {
+      return ok;
+    }
+
+    @RateLimited(name = "api", key = "#user", chargeIf = "#exception != null")
+    public String risky(String user, boolean fail) {
+      if (fail) {
+        throw new IllegalStateException("failed");
+      }
+      return "ok";
+    }
+  }
+
+  @Test
+  void chargeIfAndCondition_chargeOnlyCountingOutcomes_andSkipWhenFalse() {
+    context = new AnnotationConfigApplicationContext();
+    RateLimiter limiter = RateLimiter.builder().limit("api", "fixed-window rate=2 period=1h").build();
+    context.registerBean(RateLimiter.class, () -> limiter);
+    context.register(RateLimitingConfiguration.class);
+    context.registerBean(Logins.class);
+    context.refresh();
+    Logins logins = context.getBean(Logins.class);
+    for (int i = 0; i < 5; i++) {
+      assertThat(logins.login("eve", true)).isTrue();
+      assertThat(logins.login("admin", false)).as("condition false: not limited").isFalse();
+    }
+    assertThat(logins.login("eve", false)).isFalse();
+    assertThat(logins.login("eve", false)).isFalse();
+    assertThatThrownBy(() -> logins.login("eve", true)).isInstanceOf(RateLimitExceededException.class);
+    assertThat(limiter.check("api", "admin", 0).remaining()).isEqualTo(2);
+
+    for (int i = 0; i < 3; i++) {
+      assertThat(logins.risky("fay", false)).isEqualTo("ok");
+    }
+    assertThatThrownBy(() -> logins.risky("fay", true)).isInstanceOf(IllegalStateException.class);
+    assertThat(limiter.check("api", "fay", 0).remaining()).as("one exception counted").isEqualTo(1);
+  }
+
+  @Test
+  void badChargeIfAndCondition_failAtStartupNamingTheValue() {
+    for (Class<?> bad : new Class<?>[] {ChargeIfUnknownVariable.class, ChargeIfOnMono.class,
+        ConditionUnknownVariable.class, ChargeIfWithWait.class}) {
+      context = new AnnotationConfigApplicationContext();
+      context.registerBean(RateLimiter.class, () -> RateLimiter.builder().limit("api", "10/1m").build());
+      context.register(RateLimitingConfiguration.class);
+      context.registerBean(bad);
+      assertThatThrownBy(context::refresh).as(bad.getSimpleName())
+          .extracting(NestedExceptionUtils::getMostSpecificCause).isInstanceOf(RateLimitConfigurationException.class)
+          .satisfies(e -> assertThat(e.getMessage()).containsAnyOf("names #outcome", "not supported on Mono",
+              "names #missing", "chargeIf and maxWait conflict"));
+      context.close();
+    }
+    context = null;
+  }
+
   @Test
   void unannotatedBeans_areNotProxiedForRateLimiting() {
     Keys keys = start(Keys.class);

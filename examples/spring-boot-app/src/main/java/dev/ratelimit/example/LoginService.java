@@ -1,6 +1,5 @@
 package dev.ratelimit.example;
 
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.spring.RateLimited;
 import java.util.Locale;
 import org.springframework.security.core.userdetails.UserDetails;
@@ -11,22 +10,22 @@ import org.springframework.security.crypto.password.PasswordEncoder;
 import org.springframework.stereotype.Service;
 
 /**
- * A password check: every attempt costs one unit of the user's "login" limit, and a success gives
- * them all back (reset), so only failed attempts add up. The key is the user name as typed,
- * trimmed and lower-cased, so that "Ann " and "ANN" guess against one budget.
+ * A password check limited on failures only: each attempt is charged one unit of the user's
+ * "login" limit up front (so concurrent guesses can never overshoot) and a success is refunded
+ * ({@code chargeIf}), so only failed attempts add up. The key is the user name as typed, trimmed
+ * and lower-cased, so that "Ann " and "ANN" guess against one budget.
  */
 @Service
 public class LoginService {
-  private final RateLimiter limiter;
   private final UserDetailsService users;
   private final PasswordEncoder passwords = PasswordEncoderFactories.createDelegatingPasswordEncoder();
 
-  public LoginService(RateLimiter limiter, UserDetailsService users) {
-    this.limiter = limiter;
+  public LoginService(UserDetailsService users) {
     this.users = users;
   }
 
-  @RateLimited(name = "login", key = "#username.trim().toLowerCase(T(java.util.Locale).ROOT)")
+  @RateLimited(name = "login", key = "#username.trim().toLowerCase(T(java.util.Locale).ROOT)",
+      chargeIf = "#result == false")
   public boolean login(String username, String password) {
     String normalised = username.trim().toLowerCase(Locale.ROOT);
     UserDetails user;
@@ -35,10 +34,6 @@ public class LoginService {
     } catch (UsernameNotFoundException e) {
       return false;
     }
-    boolean ok = passwords.matches(password, user.getPassword());
-    if (ok) {
-      limiter.reset("login", normalised);
-    }
-    return ok;
+    return passwords.matches(password, user.getPassword());
   }
 }

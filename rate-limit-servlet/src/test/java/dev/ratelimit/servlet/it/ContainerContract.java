@@ -143,6 +143,54 @@ abstract class ContainerContract {
   }
 
   @Test
+  void chargeOn_keepsTheChargeOnlyForCountingStatuses_refundingTheOthers() throws Exception {
+    for (int i = 0; i < 5; i++) {
+      assertThat(get("/limited/status/200", "X-Client", "c1").statusCode()).as("refunded").isEqualTo(200);
+      assertThat(get("/limited/status/403", "X-Client", "c1").statusCode()).as("not a counting status").isEqualTo(403);
+    }
+    assertThat(get("/limited/status/401", "X-Client", "c1").statusCode()).isEqualTo(401);
+    HttpResponse<String> second = get("/limited/status/503", "X-Client", "c1");
+    assertThat(second.statusCode()).isEqualTo(503);
+    assertThat(header(second, "X-RateLimit-Remaining")).as("charged up front").isEqualTo("0");
+    HttpResponse<String> denied = get("/limited/status/200", "X-Client", "c1");
+    assertThat(denied.statusCode()).as("two failures counted").isEqualTo(429);
+    assertThat(denied.body()).contains("\"limit\":\"failures\"");
+  }
+
+  @Test
+  void chargeOn_settlesAsyncRequestsOnCompletion_andCommittedResponsesByTheirStatus() throws Exception {
+    for (int i = 0; i < 4; i++) {
+      assertThat(get("/limited/status/async/200", "X-Client", "c2").body()).isEqualTo("status 200");
+      assertThat(get("/limited/status/committed/204", "X-Client", "c2").statusCode()).isEqualTo(204);
+    }
+    assertThat(get("/limited/status/async/401", "X-Client", "c2").statusCode()).isEqualTo(401);
+    assertThat(get("/limited/status/committed/500", "X-Client", "c2").statusCode()).isEqualTo(500);
+    assertThat(get("/limited/status/200", "X-Client", "c2").statusCode()).isEqualTo(429);
+  }
+
+  @Test
+  void methods_limitOnlyTheListedMethods() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> read = get("/limited/writes/x", "X-Client", "m1");
+      assertThat(read.statusCode()).isEqualTo(200);
+      assertThat(read.headers().map().keySet()).noneMatch(name -> name.toLowerCase().contains("ratelimit"));
+    }
+    assertThat(post("/limited/writes/x", "a=1", "X-Client", "m1").statusCode()).isEqualTo(200);
+    assertThat(post("/limited/writes/x", "a=1", "X-Client", "m1").statusCode()).isEqualTo(429);
+    assertThat(get("/limited/writes/x", "X-Client", "m1").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void shadowLimit_neverDenies_andSendsNoRateLimitHeaders() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> response = get("/limited/watched/x", "X-Client", "s1");
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(header(response, "Retry-After")).isNull();
+      assertThat(response.headers().map().keySet()).noneMatch(name -> name.toLowerCase().contains("ratelimit"));
+    }
+  }
+
+  @Test
   void keyResolverClassNamedInWebXml() throws Exception {
     assertThat(get("/limited/tenant/x", "X-Tenant", "acme").statusCode()).isEqualTo(200);
     assertThat(get("/limited/tenant/x", "X-Tenant", "acme").statusCode()).isEqualTo(429);

@@ -29,8 +29,12 @@ public final class DecisionCounts implements DecisionListener {
     private final LongAdder denied = new LongAdder();
     private final LongAdder fallbackAllowed = new LongAdder();
     private final LongAdder fallbackDenied = new LongAdder();
+    private final LongAdder shadowDenied = new LongAdder();
 
-    /** Admitted, by the store or by a failure policy. */
+    /**
+     * Admitted, by the store or by a failure policy; without the would-be denials of a shadow
+     * limit (admitted too, counted apart: allowed, denied and shadow-denied add up to every decision).
+     */
     public long allowed() {
       return allowed.sum() + fallbackAllowed.sum();
     }
@@ -49,6 +53,11 @@ public final class DecisionCounts implements DecisionListener {
       return fallbackDenied.sum();
     }
 
+    /** Admitted by a limit in {@code mode=shadow} that would have denied them (outcome=shadow-denied). */
+    public long shadowDenied() {
+      return shadowDenied.sum();
+    }
+
     long storeAllowed() {
       return allowed.sum();
     }
@@ -57,7 +66,11 @@ public final class DecisionCounts implements DecisionListener {
       return denied.sum();
     }
 
-    void record(boolean admitted, boolean fallback) {
+    void record(boolean admitted, boolean fallback, boolean wouldDeny) {
+      if (wouldDeny && !fallback) {
+        shadowDenied.increment();
+        return;
+      }
       (fallback ? admitted ? fallbackAllowed : fallbackDenied : admitted ? allowed : denied).increment();
     }
   }
@@ -70,9 +83,15 @@ public final class DecisionCounts implements DecisionListener {
 
   @Override
   public void onDecision(String limit, Decision decision, FailurePolicy fallback) {
+    onDecision(limit, decision, fallback, false);
+  }
+
+  /** Counts a shadow limit's would-be denial as {@code shadow-denied}, not as allowed. */
+  @Override
+  public void onDecision(String limit, Decision decision, FailurePolicy fallback, boolean shadowDenied) {
     Counts of = counts.get(limit);
     if (of != null && !(peeking != 0 && peek.get() != null)) {
-      of.record(decision.allowed(), fallback != null);
+      of.record(decision.allowed(), fallback != null, shadowDenied);
     }
   }
 

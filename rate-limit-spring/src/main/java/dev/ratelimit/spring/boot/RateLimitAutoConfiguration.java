@@ -76,6 +76,7 @@ public final class RateLimitAutoConfiguration {
         throw new InvalidLimitConfigurationException("ratelimit.limits." + name + "=" + spec + ": " + e.getMessage(), e);
       }
     });
+    RateLimitPlans.add(properties, builder);
     return builder.build();
   }
 

@@ -80,6 +80,7 @@ public final class RateLimitMetricsAutoConfiguration {
       counter(registry, limit, "denied", "store", counts, DecisionCounts.Counts::storeDenied);
       counter(registry, limit, "allowed", "fallback", counts, DecisionCounts.Counts::fallbackAllowed);
       counter(registry, limit, "denied", "fallback", counts, DecisionCounts.Counts::fallbackDenied);
+      counter(registry, limit, "shadow-denied", "store", counts, DecisionCounts.Counts::shadowDenied);
     }
 
     private static void counter(MeterRegistry registry, String limit, String outcome, String source,

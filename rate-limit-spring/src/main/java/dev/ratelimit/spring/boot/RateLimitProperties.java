@@ -38,6 +38,13 @@ public class RateLimitProperties {
   /** Named limits: kebab-case name to spec, e.g. api: token-bucket rate=100 period=1m. */
   private Map<String, String> limits = new LinkedHashMap<>();
 
+  /**
+   * Specs per plan: plan name to limit name to spec, e.g. pro.api: token-bucket rate=10000
+   * period=1h. Each limit needs a default spec in limits; calls choose the plan
+   * (@RateLimited(plan = ...)).
+   */
+  private Map<String, Map<String, String>> plans = new LinkedHashMap<>();
+
   /** Where limit state lives: memory (the default), redis or bucket4j. */
   private Store store = Store.MEMORY;
 
@@ -80,6 +87,14 @@ public class RateLimitProperties {
 
   public void setLimits(Map<String, String> limits) {
     this.limits = limits;
+  }
+
+  public Map<String, Map<String, String>> getPlans() {
+    return plans;
+  }
+
+  public void setPlans(Map<String, Map<String, String>> plans) {
+    this.plans = plans;
   }
 
   public Store getStore() {

@@ -8,8 +8,10 @@ import java.util.Map;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code /actuator/ratelimits}: every limit with its spec, the store, and its decisions so far (counted by the limiter's listener, {@link DecisionCounts});
@@ -33,7 +35,7 @@ public class RateLimitsEndpoint {
    * @param denied denied so far, by the store or by a failure policy
    * @param fallback of these, how many a failure policy decided while the store was down
    */
-  public record LimitInfo(String spec, long allowed, long denied, long fallback) {}
+  public record LimitInfo(String spec, long allowed, long denied, long fallback, long shadowDenied) {}
 
   /** The endpoint's answer. */
   public record Report(String store, boolean storeAvailable, Map<String, LimitInfo> limits) {}
@@ -53,8 +55,9 @@ public class RateLimitsEndpoint {
     Map<String, LimitInfo> limits = new LinkedHashMap<>();
     limiter.limits().forEach((name, limit) -> {
       DecisionCounts.Counts decided = counts.counts(name);
-      limits.put(name, decided == null ? new LimitInfo(limit.toString(), 0, 0, 0) : new LimitInfo(limit.toString(),
-          decided.allowed(), decided.denied(), decided.fallbackAllowed() + decided.fallbackDenied()));
+      limits.put(name, decided == null ? new LimitInfo(limit.toString(), 0, 0, 0, 0) : new LimitInfo(limit.toString(),
+          decided.allowed(), decided.denied(), decided.fallbackAllowed() + decided.fallbackDenied(),
+          decided.shadowDenied()));
     });
     return new Report(RateLimitHealthIndicator.storeName(limiter), limiter.storeAvailable(), limits);
   }
@@ -68,6 +71,26 @@ public class RateLimitsEndpoint {
     }
     Decision state = counts.unobserved(() -> limiter.check(limit, key, Math.min(1, configured.largestCount())));
     return new KeyState(state.remaining(), state.limit(), state.retryAfterMillis(), state.resetAfterMillis());
+  }
+
+  /**
+   * {@code POST /actuator/ratelimits/{limit}} with {@code {"spec": "...", "plan": "pro"}} (plan
+   * optional): puts the spec in force at once, keys carried over by DESIGN.md §2.7. 200 with the
+   * spec now in force and the one replaced; 400 with the parser's message for a bad spec, or for
+   * a plan the limit lacks, nothing changed; 404 for an unknown limit.
+   */
+  @WriteOperation
+  public WebEndpointResponse<Map<String, String>> replace(@Selector String limit, String spec, @Nullable String plan) {
+    if (!limiter.limits().containsKey(limit)) {
+      return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+    }
+    try {
+      Limit previous = limiter.replace(limit, plan, Limit.parse(spec));
+      return new WebEndpointResponse<>(Map.of("spec", Limit.parse(spec).toString(), "previous", previous.toString()));
+    } catch (IllegalArgumentException | UnsupportedOperationException e) {
+      return new WebEndpointResponse<>(Map.of("error", String.valueOf(e.getMessage())),
+          WebEndpointResponse.STATUS_BAD_REQUEST);
+    }
   }
 
   /** Forgets the key, so that it is full again: 204, or 404 for an unknown limit. */

@@ -40,6 +40,13 @@ final class TimedStore implements RateLimitStore {
     return new TimedSpace(inner.bind(name, limit));
   }
 
+  /** The inner store's rebind (its carry-over rule), timed as the rest. */
+  @Override
+  public KeySpace rebind(KeySpace previous, Limit limit) {
+    KeySpace own = previous instanceof TimedSpace timed ? timed.inner : previous;
+    return new TimedSpace(inner.rebind(own, limit));
+  }
+
   @Override
   public List<Decision> limitAll(List<Charge> charges) {
     long start = System.nanoTime();

@@ -39,6 +39,20 @@ class DecisionCountsTest {
   }
 
   @Test
+  void shadowDenials_areCountedApart_fromTheLimitersOwnCalls() {
+    DecisionCounts counts = new DecisionCounts(List.of("soft"));
+    dev.ratelimit.RateLimiter limiter = dev.ratelimit.RateLimiter.builder()
+        .limit("soft", "fixed-window rate=1 period=1h mode=shadow").listener(counts).build();
+    for (int i = 0; i < 3; i++) {
+      assertThat(limiter.limit("soft", "k", 1).allowed()).as("a shadow limit never denies").isTrue();
+    }
+    DecisionCounts.Counts soft = counts.counts("soft");
+    assertThat(soft.allowed()).isEqualTo(1);
+    assertThat(soft.shadowDenied()).isEqualTo(2);
+    assertThat(soft.denied()).isZero();
+  }
+
+  @Test
   void concurrentDecisions_areCountedExactly_andAPeekOnOneThreadHidesOnlyItsOwn() throws Exception {
     DecisionCounts counts = new DecisionCounts(List.of("api"));
     int threads = 4;

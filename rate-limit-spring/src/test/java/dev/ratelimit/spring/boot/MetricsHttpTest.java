@@ -190,8 +190,8 @@ class MetricsHttpTest {
     assertThat(decisions("local-api", "denied", "source:fallback")).isEqualTo(1);
     assertThat(get("/actuator/ratelimits", "admin").body())
         .contains("\"open-api\":{\"spec\":\"token-bucket rate=2 period=1m failure=open\",\"allowed\":4,\"denied\":1,"
-            + "\"fallback\":2}")
-        .contains("\"allowed\":3,\"denied\":1,\"fallback\":3}");
+            + "\"fallback\":2,\"shadowDenied\":0}")
+        .contains("\"allowed\":3,\"denied\":1,\"fallback\":3,\"shadowDenied\":0}");
 
     assertThat(status("/open/me")).as("the store decides again: the bucket it kept is empty").isEqualTo(429);
     assertThat(metric("ratelimit.store.available")).isEqualTo(1);

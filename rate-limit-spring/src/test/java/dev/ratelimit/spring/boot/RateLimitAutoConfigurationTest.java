@@ -71,6 +71,24 @@ class RateLimitAutoConfigurationTest {
   }
 
   @Test
+  void plans_namingALimitAbsentFromLimits_failStartup_andAPlanSpecIsInForce() {
+    runner.withPropertyValues("ratelimit.plans.pro.search=100/1m").run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).rootCause().hasMessageContaining(
+          "ratelimit.plans.pro.search=100/1m: plan 'pro' names limit 'search', which ratelimit.limits does not define");
+    });
+    runner.withPropertyValues("ratelimit.plans.pro.api=token-bucket rate=5 period=1m").run(context -> {
+      assertThat(context).hasNotFailed();
+      dev.ratelimit.RateLimiter limiter = context.getBean(dev.ratelimit.RateLimiter.class);
+      assertThat(limiter.limit("api", "pro", "k", 5).allowed()).isTrue();
+      assertThat(limiter.limit("api", "k", 2).allowed()).as("the default plan: its own state").isTrue();
+      assertThat(limiter.limit("api", "k", 1).allowed()).as("the default plan: capacity 2").isFalse();
+    });
+    runner.withPropertyValues("ratelimit.plans.pro.api=token-bucket rate=5 period=1x").run(context ->
+        assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("bad value '1x' for period"));
+  }
+
+  @Test
   void badSpec_failsStartupWithAMessageNamingThePropertyAndTheToken() {
     runner.withPropertyValues("ratelimit.limits.login=token-bucket rate=5 period=15x").run(context -> {
       assertThat(context).hasFailed();
@@ -176,7 +194,7 @@ class RateLimitAutoConfigurationTest {
       RateLimitsEndpoint.Report report = context.getBean(RateLimitsEndpoint.class).limits();
       assertThat(report.store()).isEqualTo("InMemoryStore");
       assertThat(report.storeAvailable()).isTrue();
-      assertThat(report.limits().get("api")).isEqualTo(new RateLimitsEndpoint.LimitInfo("token-bucket rate=2 period=1m", 1, 0, 0));
+      assertThat(report.limits().get("api")).isEqualTo(new RateLimitsEndpoint.LimitInfo("token-bucket rate=2 period=1m", 1, 0, 0, 0));
       assertThat(report.limits().get("send-message").spec()).isEqualTo("token-bucket rate=10 period=1m capacity=3");
     });
   }

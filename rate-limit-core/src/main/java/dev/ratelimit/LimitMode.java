@@ -1,0 +1,19 @@
+package dev.ratelimit;
+
+/**
+ * Whether a limit denies ({@code mode=enforce}, the default) or only watches
+ * ({@code mode=shadow}): a shadow limit is computed and charged exactly as if enforced, but
+ * every caller is admitted; a would-be denial goes to the {@link DecisionListener} (its
+ * {@link DecisionListener#onShadowDenial}) and to the log, at most once per limit and minute.
+ * Lets a limit be rolled out, watched, then switched to enforce with
+ * {@link RateLimiter#replace(String, String)}, keeping every key's state.
+ */
+public enum LimitMode {
+  ENFORCE,
+  SHADOW;
+
+  /** The spelling used in specs: {@code enforce}, {@code shadow}. */
+  public String spec() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+}

@@ -1,0 +1,56 @@
+package dev.ratelimit.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The {@code methods=} and {@code charge-on=} options of a rule line. */
+class RuleLineTest {
+
+  @Test
+  void parse_readsMethodsAndChargeOn() {
+    RuleLine line = RuleLine.parse("/login login key=param:user methods=post,PUT charge-on=401,403,5xx");
+    assertThat(line.methods()).isEqualTo(Set.of("POST", "PUT"));
+    assertThat(line.chargeOn().counts(401)).isTrue();
+    assertThat(line.chargeOn().counts(403)).isTrue();
+    assertThat(line.chargeOn().counts(502)).isTrue();
+    assertThat(line.chargeOn().counts(404)).isFalse();
+    assertThat(line.chargeOn().counts(200)).isFalse();
+    assertThat(RuleLine.parse("/api/* api").methods()).isNull();
+    assertThat(RuleLine.parse("/api/* api").chargeOn()).isNull();
+  }
+
+  @Test
+  void chargeOn_classesCoverTheirHundred_andNothingOutsideStatuses() {
+    ChargeOn clientErrors = ChargeOn.parse("4xx");
+    assertThat(clientErrors.counts(400)).isTrue();
+    assertThat(clientErrors.counts(499)).isTrue();
+    assertThat(clientErrors.counts(500)).isFalse();
+    assertThat(clientErrors.counts(399)).isFalse();
+    assertThat(clientErrors.counts(-1)).isFalse();
+    assertThat(clientErrors.counts(Integer.MAX_VALUE)).isFalse();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"6xx", "40", "4000", "abc", "4XX5", "401;403", " ", "99", "0xx"})
+  void chargeOn_rejectsWhatIsNotAStatusOrAClass(String text) {
+    assertThatThrownBy(() -> RuleLine.parse("/a a charge-on=" + text.strip()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("charge-on");
+  }
+
+  @Test
+  void methods_rejectsWhatIsNotAMethod_andBothOptionsOnce() {
+    assertThatThrownBy(() -> RuleLine.parse("/a a methods=GET,<script>"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("method '<script>' is not an HTTP method such as GET or POST");
+    assertThatThrownBy(() -> RuleLine.parse("/a a methods=" + "G".repeat(10_000)))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> RuleLine.parse("/a a methods=GET methods=POST"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("'methods' is given twice");
+    assertThatThrownBy(() -> RuleLine.parse("/a a charge-on=4xx charge-on=5xx"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("'charge-on' is given twice");
+  }
+}
