@@ -456,7 +456,9 @@ public final class RateLimiter implements AutoCloseable {
     Slot slot = slot(name, plan);
     synchronized (slot) { // replacements of one slot in order; decisions never wait on this
       BoundLimit previous = slot.bound;
-      slot.bound = BoundLimit.bind(binding(), slot.storeName, limit, previous);
+      BoundLimit next = BoundLimit.bind(binding(), slot.storeName, limit, previous);
+      store.replacing(name, plan, limit); // a shared store tells the other nodes (or refuses)
+      slot.bound = next;
       return previous.limit;
     }
   }

@@ -39,6 +39,15 @@ public interface RateLimitStore extends AutoCloseable {
     return bind(previous.name(), limit);
   }
 
+  /**
+   * Hears that {@code RateLimiter.replace} on this node is putting {@code limit} in force for a
+   * named limit under {@code plan} ({@code null}: the default plan), after {@link #rebind} accepted
+   * it and before any call sees it. A store shared by several nodes may publish the change to the
+   * others (the Redis store does, when its limits are synced); throwing refuses the change, and
+   * nothing changes. The default does nothing.
+   */
+  default void replacing(String name, String plan, Limit limit) {}
+
   /** One part of an all-or-nothing call. */
   record Charge(KeySpace space, String key, double count) {}
 

@@ -28,4 +28,12 @@ final class KeyNames {
     }
     return prefix + ":{" + tag + '}';
   }
+
+  /**
+   * The hash of limits changed at runtime ({@link LimitSync}): {@code prefix:limits}, free of
+   * braces, so no key of a limit's state (always {@code prefix:{...}}) is ever named so.
+   */
+  String limits() {
+    return prefix + ":limits";
+  }
 }

@@ -9,11 +9,11 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -52,7 +52,7 @@ final class RedisConnector {
    * @param cluster whether keys live in several slots, which one script call can't span
    * @param closer closes what the store made for itself, and nothing of the application's
    */
-  record Connected(RedisScriptingAsyncCommands<String, String> commands, Timer timer, String where, boolean cluster,
+  record Connected(RedisClusterAsyncCommands<String, String> commands, Timer timer, String where, boolean cluster,
       Runnable closer) {}
 
   void uri(String uri) {
@@ -168,7 +168,7 @@ final class RedisConnector {
     }
   }
 
-  private static Connected connected(StatefulConnection<?, ?> on, RedisScriptingAsyncCommands<String, String> commands,
+  private static Connected connected(StatefulConnection<?, ?> on, RedisClusterAsyncCommands<String, String> commands,
       String where, boolean cluster, Runnable closer) {
     return new Connected(commands, on.getResources().timer(), where, cluster, closer);
   }

@@ -3,6 +3,7 @@ package dev.ratelimit.redis;
 import dev.ratelimit.Clock;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
+import dev.ratelimit.RateLimiter;
 import dev.ratelimit.algorithm.LimitKind;
 import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.store.KeySpace;
@@ -14,6 +15,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.netty.util.Timeout;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,6 +56,8 @@ public final class RedisStore implements RateLimitStore {
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(250);
   /** The default bound on decisions pending at once, queued or in flight. */
   public static final int DEFAULT_MAX_PENDING = 1000;
+  /** How often, by default, a node reads the limits changed at runtime on other nodes. */
+  public static final Duration DEFAULT_SYNC_INTERVAL = Duration.ofSeconds(1);
 
   private final ScriptRunner runner;
   private final Backlog backlog;
@@ -62,6 +66,10 @@ public final class RedisStore implements RateLimitStore {
   private final boolean coalescing;
   private final boolean cluster;
   private final Runnable closer;
+  private final RedisClusterAsyncCommands<String, String> commands;
+  private final long syncIntervalMillis;
+  /** The limiter whose runtime changes this store shares with other nodes, or {@code null}. */
+  private volatile LimitSync sync;
 
   private RedisStore(RedisConnector.Connected connected, Builder options) {
     this.runner = new ScriptRunner(connected.commands(), connected.cluster(), connected.timer(),
@@ -73,6 +81,8 @@ public final class RedisStore implements RateLimitStore {
     this.coalescing = options.coalescing;
     this.cluster = connected.cluster();
     this.closer = connected.closer();
+    this.commands = connected.commands();
+    this.syncIntervalMillis = options.syncInterval.toMillis();
   }
 
   public static Builder builder() {
@@ -183,9 +193,43 @@ public final class RedisStore implements RateLimitStore {
     throw new IllegalArgumentException("limit '" + space.name() + "' is bound to another store");
   }
 
-  /** Closes the connection, and the client and its threads when this store made them. */
+  /**
+   * Shares {@code limiter}'s runtime changes with every node whose limiter syncs on the same
+   * Redis and key prefix (DESIGN.md §4.3.2): a {@link RateLimiter#replace} on any of them is in
+   * force on all within {@link Builder#syncInterval} plus twice the command timeout, while Redis
+   * answers. First puts in force the changes Redis holds (made before this node started; they
+   * override the limiter's configured specs until removed from Redis), then reads them every
+   * interval on one daemon thread, which {@link #close} ends. A replace on this node then fails
+   * with {@link StoreUnavailableException}, changing nothing, when Redis does not take it.
+   *
+   * @param limiter the limiter built on this store
+   * @throws IllegalStateException if this store already syncs a limiter
+   */
+  public synchronized void syncLimits(RateLimiter limiter) {
+    Objects.requireNonNull(limiter, "limiter");
+    if (sync != null) {
+      throw new IllegalStateException("this store already syncs the limits of a limiter");
+    }
+    sync = LimitSync.start(commands, keyNames.limits(), runner.timeoutMillis(), runner.where(), limiter,
+        syncIntervalMillis);
+  }
+
+  /** A replace on this node: written to Redis for the other nodes when limits are synced. */
+  @Override
+  public void replacing(String name, String plan, Limit limit) {
+    LimitSync own = sync;
+    if (own != null) {
+      own.publish(name, plan, limit);
+    }
+  }
+
+  /** Closes the connection, and the client and its threads when this store made them, and ends the limit sync. */
   @Override
   public void close() {
+    LimitSync own = sync;
+    if (own != null) {
+      own.close();
+    }
     closer.run();
   }
 
@@ -198,6 +242,11 @@ public final class RedisStore implements RateLimitStore {
 
   ScriptRunner runner() {
     return runner;
+  }
+
+  /** The limit sync, or {@code null} (for tests, which poll instead of waiting). */
+  LimitSync limitSync() {
+    return sync;
   }
 
   /** The decisions pending on this store's connection. */
@@ -237,6 +286,7 @@ public final class RedisStore implements RateLimitStore {
     private boolean coalescing = true;
     private int maxPending = DEFAULT_MAX_PENDING;
     private Duration deadline;
+    private Duration syncInterval = DEFAULT_SYNC_INTERVAL;
 
     private Builder() {}
 
@@ -357,6 +407,19 @@ public final class RedisStore implements RateLimitStore {
      */
     public Builder coalescing(boolean coalescing) {
       this.coalescing = coalescing;
+      return this;
+    }
+
+    /**
+     * How often {@link RedisStore#syncLimits synced} limits read the changes other nodes made
+     * (one {@code HGET}; the hash of changes only when it changed). Default 1 s. A change is in
+     * force on every node within this interval plus twice the command timeout.
+     */
+    public Builder syncInterval(Duration interval) {
+      if (interval == null || interval.toMillis() < 1) {
+        throw new IllegalArgumentException("syncInterval must be at least 1 ms but was " + interval);
+      }
+      this.syncInterval = interval;
       return this;
     }
 

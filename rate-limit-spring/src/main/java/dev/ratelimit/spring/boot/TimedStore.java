@@ -47,6 +47,12 @@ final class TimedStore implements RateLimitStore {
     return new TimedSpace(inner.rebind(own, limit));
   }
 
+  /** The inner store hears of every replacement (the Redis store publishes it to the other nodes). */
+  @Override
+  public void replacing(String name, String plan, Limit limit) {
+    inner.replacing(name, plan, limit);
+  }
+
   @Override
   public List<Decision> limitAll(List<Charge> charges) {
     long start = System.nanoTime();
