@@ -450,15 +450,17 @@ public final class RateLimiter implements AutoCloseable {
    *
    * @return the limit it replaced
    * @throws IllegalArgumentException for an unknown limit or a plan not configured for it
+   * @throws StoreUnavailableException when a store that shares changes between nodes can't take
+   *     it (Redis with synced limits, DESIGN.md §4.3.2); nothing changes
    */
   public Limit replace(String name, String plan, Limit limit) {
     Objects.requireNonNull(limit, "limit");
     Slot slot = slot(name, plan);
     synchronized (slot) { // replacements of one slot in order; decisions never wait on this
+      // first: a shared store tells the other nodes, or refuses before rebind moves any state
+      store.replacing(name, plan, limit);
       BoundLimit previous = slot.bound;
-      BoundLimit next = BoundLimit.bind(binding(), slot.storeName, limit, previous);
-      store.replacing(name, plan, limit); // a shared store tells the other nodes (or refuses)
-      slot.bound = next;
+      slot.bound = BoundLimit.bind(binding(), slot.storeName, limit, previous);
       return previous.limit;
     }
   }

@@ -40,11 +40,11 @@ public interface RateLimitStore extends AutoCloseable {
   }
 
   /**
-   * Hears that {@code RateLimiter.replace} on this node is putting {@code limit} in force for a
-   * named limit under {@code plan} ({@code null}: the default plan), after {@link #rebind} accepted
-   * it and before any call sees it. A store shared by several nodes may publish the change to the
-   * others (the Redis store does, when its limits are synced); throwing refuses the change, and
-   * nothing changes. The default does nothing.
+   * Hears that {@code RateLimiter.replace} on this node is about to put {@code limit} in force for
+   * a named limit under {@code plan} ({@code null}: the default plan): the limit and plan are
+   * known and valid, and neither {@link #rebind} nor any call has seen it yet. A store shared by
+   * several nodes may publish the change to the others (the Redis store does, when its limits are
+   * synced); throwing refuses the change, and nothing changes. The default does nothing.
    */
   default void replacing(String name, String plan, Limit limit) {}
 

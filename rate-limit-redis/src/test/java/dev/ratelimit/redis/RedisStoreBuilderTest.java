@@ -45,6 +45,11 @@ class RedisStoreBuilderTest {
     assertThatThrownBy(() -> RedisStore.builder().commandTimeout(Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PT0S");
     assertThatThrownBy(() -> RedisStore.builder().cluster()).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> RedisStore.builder().syncInterval(Duration.ofNanos(999_999)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("syncInterval").hasMessageContaining("PT0.000999999S");
+    assertThatThrownBy(() -> RedisStore.builder().syncInterval(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("syncInterval");
+    assertThatThrownBy(() -> RedisStore.builder().syncInterval(null)).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

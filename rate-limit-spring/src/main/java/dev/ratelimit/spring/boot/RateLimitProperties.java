@@ -274,6 +274,13 @@ public class RateLimitProperties {
     /** Command timeout: past it the store counts as unavailable and store-failure applies. */
     private Duration timeout = Duration.ofMillis(250);
 
+    /**
+     * How often this node reads the limits changed at runtime on other nodes (the actuator's POST
+     * /actuator/ratelimits/{limit}): a change is in force everywhere within this interval plus
+     * twice the timeout.
+     */
+    private Duration syncInterval = Duration.ofSeconds(1);
+
     public String getUrl() {
       return url;
     }
@@ -288,6 +295,14 @@ public class RateLimitProperties {
 
     public void setTimeout(Duration timeout) {
       this.timeout = timeout;
+    }
+
+    public Duration getSyncInterval() {
+      return syncInterval;
+    }
+
+    public void setSyncInterval(Duration syncInterval) {
+      this.syncInterval = syncInterval;
     }
   }
 }

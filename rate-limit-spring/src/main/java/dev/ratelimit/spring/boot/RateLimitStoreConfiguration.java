@@ -1,11 +1,13 @@
 package dev.ratelimit.spring.boot;
 
+import dev.ratelimit.RateLimiter;
 import dev.ratelimit.bucket4j.Bucket4jStore;
 import dev.ratelimit.redis.RedisStore;
 import dev.ratelimit.store.RateLimitStore;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -31,9 +33,10 @@ final class RateLimitStoreConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     RateLimitStore rateLimitStore(RateLimitProperties properties, BeanFactory beans) {
-      RedisStore.Builder builder = RedisStore.builder().commandTimeout(properties.getRedis().getTimeout());
       String url = properties.getRedis().getUrl();
       try {
+        RedisStore.Builder builder = RedisStore.builder().commandTimeout(properties.getRedis().getTimeout())
+            .syncInterval(properties.getRedis().getSyncInterval());
         if (url != null && !url.isBlank()) {
           return builder.uri(url).build();
         }
@@ -49,6 +52,21 @@ final class RateLimitStoreConfiguration {
       throw new InvalidLimitConfigurationException("ratelimit.store=redis needs a Redis: set ratelimit.redis.url "
           + "(redis://host:6379, rediss://, redis-sentinel://...), or configure Spring Boot's Redis "
           + "(spring.data.redis.*, a LettuceConnectionFactory bean)", null);
+    }
+
+    /**
+     * Shares the limiter's runtime changes with every node on the same Redis (DESIGN.md §4.3.2),
+     * once every singleton exists and before the application serves: the changes Redis holds
+     * are in force from the first request on. Closing the store ends the sync.
+     */
+    @Bean
+    SmartInitializingSingleton rateLimitSync(RateLimitStore store, ObjectProvider<RateLimiter> limiter) {
+      return () -> {
+        RateLimiter own = limiter.getIfUnique();
+        if (store instanceof RedisStore redis && own != null) {
+          redis.syncLimits(own);
+        }
+      };
     }
   }
 
