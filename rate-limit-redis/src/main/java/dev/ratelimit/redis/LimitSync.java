@@ -38,11 +38,18 @@ final class LimitSync implements AutoCloseable {
   /**
    * One change, atomically: the count goes up and the field says at which count and Redis time
    * it was written, so of two nodes changing one limit at once the later script wins everywhere.
+   * A new hash (first change, or after a DEL or a flush) counts on from Redis time in ms, not
+   * from 1, so that no node takes its count for one it put in force before the hash was lost.
    */
   private static final String PUBLISH = """
-      local version = redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
       local time = redis.call('TIME')
-      redis.call('HSET', KEYS[1], ARGV[2], version .. ' ' .. (time[1] * 1000 + math.floor(time[2] / 1000)) .. ' ' .. ARGV[3])
+      local now = time[1] * 1000 + math.floor(time[2] / 1000)
+      local version = redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+      if version == 1 then
+        version = now
+        redis.call('HSET', KEYS[1], ARGV[1], string.format('%d', version))
+      end
+      redis.call('HSET', KEYS[1], ARGV[2], string.format('%d %d ', version, now) .. ARGV[3])
       return version""";
 
   private final RedisClusterAsyncCommands<String, String> commands;
