@@ -65,7 +65,7 @@ final class LimitSync implements AutoCloseable {
   private final ScheduledExecutorService poller;
   /** The poller's one thread, once it runs: {@link #close} waits until it has ended. */
   private volatile Thread thread;
-  /** The count of the hash last put in force; {@code null}: no hash (yet). Only the polling thread writes it. */
+  /** The count of the hash last put in force; {@code null}: no hash (yet). Written by {@link #poll}, under its lock. */
   private volatile String seen;
   /** Whether the last poll failed: a failure is logged when it starts, not every interval. */
   private boolean failing;
@@ -94,7 +94,7 @@ final class LimitSync implements AutoCloseable {
       String where, RateLimiter limiter, long intervalMillis) {
     LimitSync sync = new LimitSync(commands, hash, timeoutMillis, where, limiter);
     sync.pollQuietly();
-    // at a fixed rate: a change is read within one interval of being written, however long a poll took
+    // at a fixed rate: a poll starts every interval (at once after one that took longer), DESIGN.md §4.3.2
     sync.poller.scheduleAtFixedRate(sync::pollQuietly, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
     return sync;
   }
