@@ -57,6 +57,15 @@ public final class SwitchableStore implements RateLimitStore {
     }
   }
 
+  /** Down, it refuses to record a runtime change, as a remote store that shares changes does. */
+  @Override
+  public void replacing(String name, String plan, Limit limit) {
+    if (down) {
+      throw new StoreUnavailableException("switched off", null);
+    }
+    inner.replacing(name, plan, limit);
+  }
+
   @Override
   public KeySpace bind(String name, Limit limit) {
     KeySpace space = inner.bind(name, limit);

@@ -2,6 +2,7 @@ package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
+import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.RateLimiter;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -90,6 +91,10 @@ public class RateLimitsEndpoint {
     } catch (IllegalArgumentException | UnsupportedOperationException e) {
       return new WebEndpointResponse<>(Map.of("error", String.valueOf(e.getMessage())),
           WebEndpointResponse.STATUS_BAD_REQUEST);
+    } catch (StoreUnavailableException e) {
+      // the store would not record the change for the other nodes (Redis down): nothing changed anywhere
+      return new WebEndpointResponse<>(Map.of("error", String.valueOf(e.getMessage())),
+          WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
     }
   }
 
