@@ -7,8 +7,14 @@ import dev.ratelimit.servlet.KeyResolver;
 import dev.ratelimit.servlet.MissingKey;
 import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.servlet.RateLimitResponses;
+import dev.ratelimit.spring.AuthenticatedUser;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -81,11 +87,9 @@ class RateLimitWebConfiguration {
       if (!properties.getTrustedProxies().isBlank()) {
         builder.trustedProxies(properties.getTrustedProxies());
       }
-      List<RateLimitProperties.Rule> rules = properties.getFilter().getRules();
-      for (int i = 0; i < rules.size(); i++) {
-        property = "ratelimit.filter.rules[" + i + "]";
-        RateLimitProperties.Rule rule = rules.get(i);
-        PathPattern pattern = PathPatternParser.defaultInstance.parse(rule.getPath());
+      for (FilterRules.FilterRule rule : FilterRules.read(properties, VARIABLES, beanFactory)) {
+        property = rule.property();
+        PathPattern pattern = PathPatternParser.defaultInstance.parse(rule.path());
         // checked alone first, so that an error names this rule's index
         addRule(RateLimitFilter.builder().limiter(limiter), rule, pattern, beanFactory).build();
         addRule(builder, rule, pattern, beanFactory);
@@ -96,6 +100,8 @@ class RateLimitWebConfiguration {
       registration.setOrder(filterOrder(properties, environment, beanFactory instanceof ConfigurableBeanFactory configurable
           ? configurable.getBeanClassLoader() : RateLimitWebConfiguration.class.getClassLoader()));
       return registration;
+    } catch (InvalidLimitConfigurationException e) {
+      throw e; // names its property already
     } catch (RuntimeException e) {
       throw new InvalidLimitConfigurationException(property + ": " + e.getMessage(), e);
     }
@@ -121,13 +127,43 @@ class RateLimitWebConfiguration {
   /** Spring Boot's default order of Spring Security's filter chain (SecurityFilterProperties.DEFAULT_FILTER_ORDER). */
   static final int SECURITY_FILTER_ORDER = -100;
 
-  private static RateLimitFilter.Builder addRule(RateLimitFilter.Builder builder, RateLimitProperties.Rule rule,
+  /** What the servlet filter's rule expressions see: the request and the user's name. */
+  private static final Set<String> VARIABLES = Set.of("request", "principal");
+
+  private static RateLimitFilter.Builder addRule(RateLimitFilter.Builder builder, FilterRules.FilterRule rule,
       PathPattern pattern, BeanFactory beanFactory) {
-    return SpelKeyResolver.isSpel(rule.getKey())
-        ? builder.rule(rule.getPath(), path -> pattern.matches(PathContainer.parsePath(path)), rule.getLimit(),
-            (KeyResolver) SpelKeyResolver.parse(rule.getKey(), beanFactory), rule.getCost())
-        : builder.rule(rule.getPath(), path -> pattern.matches(PathContainer.parsePath(path)), rule.getLimit(),
-            rule.getKey(), rule.getCost());
+    Predicate<String> matches = path -> pattern.matches(PathContainer.parsePath(path));
+    if (SpelKeyResolver.isSpel(rule.key())) {
+      builder.rule(rule.path(), matches, rule.limit(), (KeyResolver) SpelKeyResolver.parse(rule.key(), beanFactory),
+          rule.cost());
+    } else {
+      builder.rule(rule.path(), matches, rule.limit(), rule.key(), rule.cost());
+    }
+    if (rule.methods() != null) {
+      builder.methods(rule.methods());
+    }
+    if (rule.chargeOn() != null) {
+      builder.chargeOn(rule.chargeOn());
+    }
+    RequestExpression plan = rule.plan();
+    if (plan != null) {
+      builder.plan(request -> plan.plan(variables(request, plan)));
+    }
+    RequestExpression condition = rule.condition();
+    if (condition != null) {
+      builder.condition(request -> condition.applies(variables(request, condition)));
+    }
+    return builder;
+  }
+
+  /** {@code #request}, and {@code #principal} when the expression reads it (the name, as in {@code @RateLimited}). */
+  private static Map<String, Object> variables(HttpServletRequest request, RequestExpression expression) {
+    Map<String, Object> variables = new HashMap<>(4);
+    variables.put("request", request);
+    if (expression.readsPrincipal()) {
+      variables.put("principal", AuthenticatedUser.name(request.getUserPrincipal()));
+    }
+    return variables;
   }
 
   @Configuration(proxyBeanMethods = false)
