@@ -4,14 +4,14 @@ import dev.ratelimit.http.ChargeOn;
 import dev.ratelimit.http.RuleLine;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.springframework.beans.factory.BeanFactory;
 
 /**
- * {@code ratelimit.filter.rules}, read once for whichever filter the application runs (the
- * servlet one or the WebFlux one): each option checked on its own, so that a bad one stops the
- * application naming its property ({@code ratelimit.filter.rules[2].charge-on}). What needs the
- * limiter (the limit, the key, the cost) is checked by the filter's builder.
+ * {@code ratelimit.*} onto whichever filter the application runs (the servlet one, the WebFlux
+ * one, a gateway route's): the settings and {@code ratelimit.filter.rules}, read once, each
+ * option checked on its own, so that a bad one stops the application naming its property
+ * ({@code ratelimit.filter.rules[2].charge-on}). Each front end adapts its builder as a
+ * {@link Target}; what needs the limiter (the limit, the key, the cost) is checked by the builder.
  */
 public final class FilterRules {
   private FilterRules() {}
@@ -34,11 +34,80 @@ public final class FilterRules {
     }
   }
 
+  /** A front end's filter builder, as this fills it. */
+  public interface Target<F> {
+    /** The variables the front end's rule expressions may name ({@code request}, {@code principal}, ...). */
+    List<String> variables();
+
+    void headers(String families);
+
+    void forwardedHeader(String header);
+
+    void trustAllProxies();
+
+    void trustedProxies(String proxies);
+
+    /** Adds the rule, with its options. */
+    void rule(FilterRule rule);
+
+    /** Builds the rule alone (on the same limiter), so that its error names it. */
+    void check(FilterRule rule);
+
+    F build();
+  }
+
+  /**
+   * The filter of {@code ratelimit.filter.rules} and the settings.
+   *
+   * @throws InvalidLimitConfigurationException naming the property of the first bad value
+   */
+  public static <F> F build(RateLimitProperties properties, BeanFactory beanFactory, Target<F> target) {
+    settings(properties, target);
+    String property = "ratelimit.filter.rules";
+    try {
+      for (FilterRule rule : read(properties, target.variables(), beanFactory)) {
+        property = rule.property();
+        target.check(rule);
+        target.rule(rule);
+      }
+      property = "ratelimit.filter.rules";
+      return target.build();
+    } catch (InvalidLimitConfigurationException e) {
+      throw e; // names its property already
+    } catch (RuntimeException e) {
+      throw new InvalidLimitConfigurationException(property + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * {@code ratelimit.headers}, {@code forwarded-header}, {@code trust-all-proxies} and
+   * {@code trusted-proxies} onto a filter's builder.
+   *
+   * @throws InvalidLimitConfigurationException naming the property of a bad value
+   */
+  public static void settings(RateLimitProperties properties, Target<?> target) {
+    String property = "ratelimit.headers";
+    try {
+      target.headers(properties.getHeaders());
+      property = "ratelimit.forwarded-header";
+      target.forwardedHeader(properties.getForwardedHeader());
+      if (properties.isTrustAllProxies()) {
+        target.trustAllProxies(); // before the proxies, which it allows to cover every address
+      }
+      property = "ratelimit.trusted-proxies";
+      if (!properties.getTrustedProxies().isBlank()) {
+        target.trustedProxies(properties.getTrustedProxies());
+      }
+    } catch (RuntimeException e) {
+      throw new InvalidLimitConfigurationException(property + ": " + e.getMessage(), e);
+    }
+  }
+
   /**
    * @param variables the variables the filter's expressions may name ({@code request}, {@code principal}, ...)
    * @throws InvalidLimitConfigurationException naming the property of the first bad option
    */
-  public static List<FilterRule> read(RateLimitProperties properties, Set<String> variables, BeanFactory beanFactory) {
+  public static List<FilterRule> read(RateLimitProperties properties, List<String> variables, BeanFactory beanFactory) {
     List<RateLimitProperties.Rule> rules = properties.getFilter().getRules();
     List<FilterRule> read = new ArrayList<>(rules.size());
     for (int i = 0; i < rules.size(); i++) {
@@ -51,7 +120,6 @@ public final class FilterRules {
     }
     return read;
   }
-
   private static String methods(String property, List<String> methods) {
     if (methods == null) {
       return null;
@@ -81,7 +149,7 @@ public final class FilterRules {
     }
   }
 
-  private static RequestExpression expression(String property, String text, Set<String> variables,
+  private static RequestExpression expression(String property, String text, List<String> variables,
       BeanFactory beanFactory) {
     if (text == null) {
       return null;

@@ -202,11 +202,8 @@ public class RateLimitProperties {
     }
   }
 
-  /** One filter rule. */
-  public static class Rule {
-    /** A Spring path pattern, e.g. /api/**. */
-    private String path;
-
+  /** What a rule spends: units of a limit from a key's bucket (a gateway route's RateLimit args too). */
+  public static class Spend {
     /** The name of a configured limit. */
     private String limit;
 
@@ -215,6 +212,36 @@ public class RateLimitProperties {
 
     /** Units each matching request costs. */
     private double cost = 1;
+
+    public String getLimit() {
+      return limit;
+    }
+
+    public void setLimit(String limit) {
+      this.limit = limit;
+    }
+
+    public String getKey() {
+      return key;
+    }
+
+    public void setKey(String key) {
+      this.key = key;
+    }
+
+    public double getCost() {
+      return cost;
+    }
+
+    public void setCost(double cost) {
+      this.cost = cost;
+    }
+  }
+
+  /** One filter rule. */
+  public static class Rule extends Spend {
+    /** A Spring path pattern, e.g. /api/**. */
+    private String path;
 
     /** The HTTP methods the rule applies to, e.g. [POST, PUT]; default: every method. */
     private List<String> methods;
@@ -245,30 +272,6 @@ public class RateLimitProperties {
 
     public void setPath(String path) {
       this.path = path;
-    }
-
-    public String getLimit() {
-      return limit;
-    }
-
-    public void setLimit(String limit) {
-      this.limit = limit;
-    }
-
-    public String getKey() {
-      return key;
-    }
-
-    public void setKey(String key) {
-      this.key = key;
-    }
-
-    public double getCost() {
-      return cost;
-    }
-
-    public void setCost(double cost) {
-      this.cost = cost;
     }
 
     public List<String> getMethods() {

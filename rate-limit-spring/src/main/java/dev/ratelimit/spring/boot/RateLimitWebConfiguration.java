@@ -7,13 +7,8 @@ import dev.ratelimit.servlet.KeyResolver;
 import dev.ratelimit.servlet.MissingKey;
 import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.servlet.RateLimitResponses;
-import dev.ratelimit.spring.AuthenticatedUser;
-import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.function.Predicate;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
@@ -73,37 +68,67 @@ class RateLimitWebConfiguration {
   @ConditionalOnMissingBean(name = "rateLimitFilter")
   FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimiter limiter, RateLimitProperties properties,
       BeanFactory beanFactory, Environment environment) {
-    RateLimitFilter.Builder builder = RateLimitFilter.builder().limiter(limiter)
-        .missingKey(MissingKey.valueOf(properties.getFilter().getMissingKey().name()));
-    String property = "ratelimit.headers";
-    try {
-      builder.headers(properties.getHeaders());
-      property = "ratelimit.forwarded-header";
-      builder.forwardedHeader(properties.getForwardedHeader());
-      if (properties.isTrustAllProxies()) {
-        builder.trustAllProxies(); // before the proxies, which it allows to cover every address
-      }
-      property = "ratelimit.trusted-proxies";
-      if (!properties.getTrustedProxies().isBlank()) {
-        builder.trustedProxies(properties.getTrustedProxies());
-      }
-      for (FilterRules.FilterRule rule : FilterRules.read(properties, VARIABLES, beanFactory)) {
-        property = rule.property();
-        PathPattern pattern = PathPatternParser.defaultInstance.parse(rule.path());
-        // checked alone first, so that an error names this rule's index
-        addRule(RateLimitFilter.builder().limiter(limiter), rule, pattern, beanFactory).build();
-        addRule(builder, rule, pattern, beanFactory);
-      }
-      property = "ratelimit.filter.rules";
-      FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(builder.build());
-      registration.setName("rateLimitFilter");
-      registration.setOrder(filterOrder(properties, environment, beanFactory instanceof ConfigurableBeanFactory configurable
-          ? configurable.getBeanClassLoader() : RateLimitWebConfiguration.class.getClassLoader()));
-      return registration;
-    } catch (InvalidLimitConfigurationException e) {
-      throw e; // names its property already
-    } catch (RuntimeException e) {
-      throw new InvalidLimitConfigurationException(property + ": " + e.getMessage(), e);
+    RateLimitFilter filter = FilterRules.build(properties, beanFactory, new ServletTarget(limiter,
+        MissingKey.valueOf(properties.getFilter().getMissingKey().name()), beanFactory));
+    FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
+    registration.setName("rateLimitFilter");
+    registration.setOrder(filterOrder(properties, environment, beanFactory instanceof ConfigurableBeanFactory configurable
+        ? configurable.getBeanClassLoader() : RateLimitWebConfiguration.class.getClassLoader()));
+    return registration;
+  }
+
+  /** {@code ratelimit.*} onto the servlet filter's builder; rule expressions see {@code #request} and {@code #principal}. */
+  private static final class ServletTarget implements FilterRules.Target<RateLimitFilter> {
+    private static final List<String> VARIABLES = SpelKeyResolver.VARIABLES;
+
+    private final RateLimiter limiter;
+    private final BeanFactory beanFactory;
+    private final RateLimitFilter.Builder builder;
+
+    ServletTarget(RateLimiter limiter, MissingKey missingKey, BeanFactory beanFactory) {
+      this.limiter = limiter;
+      this.beanFactory = beanFactory;
+      this.builder = RateLimitFilter.builder().limiter(limiter).missingKey(missingKey);
+    }
+
+    @Override
+    public List<String> variables() {
+      return VARIABLES;
+    }
+
+    @Override
+    public void headers(String families) {
+      builder.headers(families);
+    }
+
+    @Override
+    public void forwardedHeader(String header) {
+      builder.forwardedHeader(header);
+    }
+
+    @Override
+    public void trustAllProxies() {
+      builder.trustAllProxies();
+    }
+
+    @Override
+    public void trustedProxies(String proxies) {
+      builder.trustedProxies(proxies);
+    }
+
+    @Override
+    public void rule(FilterRules.FilterRule rule) {
+      addRule(builder, rule, beanFactory);
+    }
+
+    @Override
+    public void check(FilterRules.FilterRule rule) {
+      addRule(RateLimitFilter.builder().limiter(limiter), rule, beanFactory).build();
+    }
+
+    @Override
+    public RateLimitFilter build() {
+      return builder.build();
     }
   }
 
@@ -127,11 +152,9 @@ class RateLimitWebConfiguration {
   /** Spring Boot's default order of Spring Security's filter chain (SecurityFilterProperties.DEFAULT_FILTER_ORDER). */
   static final int SECURITY_FILTER_ORDER = -100;
 
-  /** What the servlet filter's rule expressions see: the request and the user's name. */
-  private static final Set<String> VARIABLES = Set.of("request", "principal");
-
   private static RateLimitFilter.Builder addRule(RateLimitFilter.Builder builder, FilterRules.FilterRule rule,
-      PathPattern pattern, BeanFactory beanFactory) {
+      BeanFactory beanFactory) {
+    PathPattern pattern = PathPatternParser.defaultInstance.parse(rule.path());
     Predicate<String> matches = path -> pattern.matches(PathContainer.parsePath(path));
     if (SpelKeyResolver.isSpel(rule.key())) {
       builder.rule(rule.path(), matches, rule.limit(), (KeyResolver) SpelKeyResolver.parse(rule.key(), beanFactory),
@@ -147,23 +170,13 @@ class RateLimitWebConfiguration {
     }
     RequestExpression plan = rule.plan();
     if (plan != null) {
-      builder.plan(request -> plan.plan(variables(request, plan)));
+      builder.plan(request -> plan.plan(SpelKeyResolver.variables(request, plan)));
     }
     RequestExpression condition = rule.condition();
     if (condition != null) {
-      builder.condition(request -> condition.applies(variables(request, condition)));
+      builder.condition(request -> condition.applies(SpelKeyResolver.variables(request, condition)));
     }
     return builder;
-  }
-
-  /** {@code #request}, and {@code #principal} when the expression reads it (the name, as in {@code @RateLimited}). */
-  private static Map<String, Object> variables(HttpServletRequest request, RequestExpression expression) {
-    Map<String, Object> variables = new HashMap<>(4);
-    variables.put("request", request);
-    if (expression.readsPrincipal()) {
-      variables.put("principal", AuthenticatedUser.name(request.getUserPrincipal()));
-    }
-    return variables;
   }
 
   @Configuration(proxyBeanMethods = false)

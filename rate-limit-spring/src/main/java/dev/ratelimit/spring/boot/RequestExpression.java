@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.spring.ExpressionVariables;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -16,7 +17,7 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
 /**
  * A filter rule's SpEL, {@code #{...}}, over the request's variables (the servlet filter's
  * {@code #request} and {@code #principal}; the WebFlux filter's {@code #exchange} too) and beans:
- * a rule's {@code plan} or {@code condition}. Parsed and its variables checked once, at startup;
+ * a rule's {@code plan}, {@code condition} or key. Parsed and its variables checked once, at startup;
  * evaluated on each request. An expression that fails on a request (a missing header
  * dereferenced, a bean that throws) never fails the request: a plan falls back to the default
  * plan, a condition holds (so that no request escapes a limit by making it fail); each expression
@@ -52,7 +53,7 @@ public final class RequestExpression {
    * @throws IllegalArgumentException for text that is not {@code #{...}}, does not parse, or
    *     names a variable the front end does not define (null on every request)
    */
-  public static RequestExpression parse(String property, String text, Set<String> variables, BeanFactory beanFactory) {
+  public static RequestExpression parse(String property, String text, List<String> variables, BeanFactory beanFactory) {
     if (text == null || !isSpel(text.strip())) {
       throw new IllegalArgumentException("'" + text + "' is not a SpEL expression #{...}");
     }
@@ -103,6 +104,20 @@ public final class RequestExpression {
     }
     failed("the rule applies", new IllegalArgumentException("the value is " + applies + ", not true or false"));
     return true;
+  }
+
+  /**
+   * A key's value on a request: its text, or null (a missing key).
+   *
+   * @throws IllegalArgumentException naming the expression, when it fails
+   */
+  public String key(Map<String, Object> variables) {
+    try {
+      Object key = value(variables);
+      return key == null ? null : key.toString();
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("key '" + text + "' failed: " + e.getMessage(), e);
+    }
   }
 
   private Object value(Map<String, Object> variables) {

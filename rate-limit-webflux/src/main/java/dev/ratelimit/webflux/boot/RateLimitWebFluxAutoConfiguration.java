@@ -1,17 +1,13 @@
 package dev.ratelimit.webflux.boot;
 
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.http.Request;
 import dev.ratelimit.spring.boot.FilterRules;
 import dev.ratelimit.spring.boot.InvalidLimitConfigurationException;
 import dev.ratelimit.spring.boot.RateLimitAutoConfiguration;
 import dev.ratelimit.spring.boot.RateLimitProperties;
-import dev.ratelimit.spring.boot.RequestExpression;
 import dev.ratelimit.webflux.RateLimitExceptionHandler;
 import dev.ratelimit.webflux.RateLimitWebFilter;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Set;
+import java.util.Locale;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -20,7 +16,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
-import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 
 /**
@@ -50,64 +45,8 @@ public final class RateLimitWebFluxAutoConfiguration {
   @ConditionalOnProperty(name = "ratelimit.filter.rules[0].path")
   @ConditionalOnMissingBean(name = "rateLimitWebFilter")
   RateLimitWebFilter rateLimitWebFilter(RateLimiter limiter, RateLimitProperties properties, BeanFactory beanFactory) {
-    RateLimitWebFilter.Builder builder = RateLimitWebFilter.builder().limiter(limiter).beanFactory(beanFactory)
-        .missingKey(properties.getFilter().getMissingKey().name().toLowerCase(java.util.Locale.ROOT));
-    String property = "ratelimit.headers";
-    try {
-      builder.headers(properties.getHeaders());
-      property = "ratelimit.forwarded-header";
-      builder.forwardedHeader(properties.getForwardedHeader());
-      if (properties.isTrustAllProxies()) {
-        builder.trustAllProxies(); // before the proxies, which it allows to cover every address
-      }
-      property = "ratelimit.trusted-proxies";
-      if (!properties.getTrustedProxies().isBlank()) {
-        builder.trustedProxies(properties.getTrustedProxies());
-      }
-      for (FilterRules.FilterRule rule : FilterRules.read(properties, VARIABLES, beanFactory)) {
-        property = rule.property();
-        // checked alone first, so that an error names this rule's index
-        addRule(RateLimitWebFilter.builder().limiter(limiter).beanFactory(beanFactory), rule).build();
-        addRule(builder, rule);
-      }
-      property = "ratelimit.filter.rules";
-      return builder.build();
-    } catch (InvalidLimitConfigurationException e) {
-      throw e; // names its property already
-    } catch (RuntimeException e) {
-      throw new InvalidLimitConfigurationException(property + ": " + e.getMessage(), e);
-    }
-  }
-
-  /** What the WebFlux filter's rule expressions see: the exchange, its request and the user's name. */
-  private static final Set<String> VARIABLES = Set.of("exchange", "request", "principal");
-
-  private static RateLimitWebFilter.Builder addRule(RateLimitWebFilter.Builder builder, FilterRules.FilterRule rule) {
-    builder.rule(rule.path(), rule.limit(), rule.key(), rule.cost());
-    if (rule.methods() != null) {
-      builder.methods(rule.methods());
-    }
-    if (rule.chargeOn() != null) {
-      builder.chargeOn(rule.chargeOn());
-    }
-    RequestExpression plan = rule.plan();
-    if (plan != null) {
-      builder.plan(request -> plan.plan(variables(request)));
-    }
-    RequestExpression condition = rule.condition();
-    if (condition != null) {
-      builder.condition(request -> condition.applies(variables(request)));
-    }
-    return builder;
-  }
-
-  /** {@code #exchange}, {@code #request} (its {@code ServerHttpRequest}) and {@code #principal} (read by the filter). */
-  private static Map<String, Object> variables(Request request) {
-    ServerWebExchange exchange = (ServerWebExchange) request.unwrap();
-    Map<String, Object> variables = new HashMap<>(4);
-    variables.put("exchange", exchange);
-    variables.put("request", exchange.getRequest());
-    variables.put("principal", request.principal());
-    return variables;
+    WebFluxFilterTarget target = new WebFluxFilterTarget(limiter, beanFactory);
+    target.builder().missingKey(properties.getFilter().getMissingKey().name().toLowerCase(Locale.ROOT));
+    return FilterRules.build(properties, beanFactory, target);
   }
 }
