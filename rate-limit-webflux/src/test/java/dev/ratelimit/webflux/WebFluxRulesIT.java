@@ -44,7 +44,10 @@ import reactor.core.publisher.Mono;
         "ratelimit.filter.rules[3].condition=#{#request.headers.getFirst('X-Internal') == null}",
         "ratelimit.filter.rules[4].path=/fragile", "ratelimit.filter.rules[4].limit=fragile",
         "ratelimit.filter.rules[4].condition=#{#request.headers.getFirst('X-Kind').length() > 3}",
-        "ratelimit.filter.rules[4].plan=#{#exchange.request.headers.getFirst('X-Plan').toLowerCase()}"})
+        "ratelimit.filter.rules[4].plan=#{#exchange.request.headers.getFirst('X-Plan').toLowerCase()}",
+        "ratelimit.limits.tenants=fixed-window rate=1 period=1h",
+        "ratelimit.filter.rules[5].path=/tenant", "ratelimit.filter.rules[5].limit=tenants",
+        "ratelimit.filter.rules[5].key=#{#request.headers.getFirst('X-Tenant').toLowerCase()}"})
 class WebFluxRulesIT {
   @LocalServerPort
   int port;
@@ -83,7 +86,7 @@ class WebFluxRulesIT {
             : Mono.error(new ResponseStatusException(HttpStatus.UNAUTHORIZED, "wrong password"));
       }
 
-      @GetMapping({"/search", "/reports", "/fragile"})
+      @GetMapping({"/search", "/reports", "/fragile", "/tenant"})
       Mono<String> ok() {
         return Mono.just("ok");
       }
@@ -159,6 +162,16 @@ class WebFluxRulesIT {
     assertThat(first.statusCode()).isEqualTo(200);
     assertThat(first.headers().firstValue("X-RateLimit-Limit")).hasValue("1");
     HttpResponse<String> second = http().get("/fragile");
+    assertThat(second.statusCode()).isEqualTo(429);
+    assertThat(second.body()).doesNotContain("Exception");
+  }
+
+  @Test
+  void keyThatFailsOnARequest_isAMissingKey_theGlobalBucket_never500() throws Exception {
+    assertThat(http().get("/tenant", "X-Tenant", "ACME").statusCode()).isEqualTo(200);
+    assertThat(http().get("/tenant", "X-Tenant", "acme").statusCode()).isEqualTo(429);
+    assertThat(http().get("/tenant").statusCode()).isEqualTo(200);
+    HttpResponse<String> second = http().get("/tenant");
     assertThat(second.statusCode()).isEqualTo(429);
     assertThat(second.body()).doesNotContain("Exception");
   }

@@ -20,8 +20,9 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
  * a rule's {@code plan}, {@code condition} or key. Parsed and its variables checked once, at startup;
  * evaluated on each request. An expression that fails on a request (a missing header
  * dereferenced, a bean that throws) never fails the request: a plan falls back to the default
- * plan, a condition holds (so that no request escapes a limit by making it fail); each expression
- * logs its first failure, once (docs/design.md §7.3).
+ * plan, a condition holds (so that no request escapes a limit by making it fail), a key is missing
+ * (the missing-key policy applies); each expression logs its first failure, once (docs/design.md
+ * §7.3).
  */
 public final class RequestExpression {
   private static final Log LOG = LogFactory.getLog(RequestExpression.class);
@@ -107,16 +108,16 @@ public final class RequestExpression {
   }
 
   /**
-   * A key's value on a request: its text, or null (a missing key).
-   *
-   * @throws IllegalArgumentException naming the expression, when it fails
+   * A key's value on a request: its text, or null (a missing key), also when it fails: then the
+   * rule's missing-key policy applies (the shared global bucket, skip, or 400), never a 500.
    */
   public String key(Map<String, Object> variables) {
     try {
       Object key = value(variables);
       return key == null ? null : key.toString();
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException("key '" + text + "' failed: " + e.getMessage(), e);
+      failed("a missing key", e);
+      return null;
     }
   }
 

@@ -41,7 +41,10 @@ import org.springframework.web.bind.annotation.RestController;
         "ratelimit.filter.rules[3].condition=#{#request.getHeader('X-Internal') == null}",
         "ratelimit.filter.rules[4].path=/fragile", "ratelimit.filter.rules[4].limit=fragile",
         "ratelimit.filter.rules[4].condition=#{#request.getHeader('X-Kind').length() > 3}",
-        "ratelimit.filter.rules[4].plan=#{#request.getHeader('X-Plan').toLowerCase()}"})
+        "ratelimit.filter.rules[4].plan=#{#request.getHeader('X-Plan').toLowerCase()}",
+        "ratelimit.limits.tenants=fixed-window rate=1 period=1h",
+        "ratelimit.filter.rules[5].path=/tenant", "ratelimit.filter.rules[5].limit=tenants",
+        "ratelimit.filter.rules[5].key=#{#request.getHeader('X-Tenant').toLowerCase()}"})
 class FilterRulesHttpTest {
   private final HttpClient client = HttpClient.newHttpClient();
 
@@ -72,7 +75,7 @@ class FilterRulesHttpTest {
             : ResponseEntity.status(HttpStatus.UNAUTHORIZED).body("wrong password");
       }
 
-      @GetMapping({"/search", "/reports", "/fragile"})
+      @GetMapping({"/search", "/reports", "/fragile", "/tenant"})
       String ok() {
         return "ok";
       }
@@ -141,6 +144,17 @@ class FilterRulesHttpTest {
     assertThat(first.statusCode()).isEqualTo(200);
     assertThat(first.headers().firstValue("X-RateLimit-Limit")).hasValue("1");
     HttpResponse<String> second = send("GET", "/fragile");
+    assertThat(second.statusCode()).isEqualTo(429);
+    assertThat(second.body()).doesNotContain("Exception");
+  }
+
+  @Test
+  void keyThatFailsOnARequest_isAMissingKey_theGlobalBucket_never500() throws Exception {
+    assertThat(send("GET", "/tenant", "X-Tenant", "ACME").statusCode()).isEqualTo(200);
+    assertThat(send("GET", "/tenant", "X-Tenant", "acme").statusCode()).isEqualTo(429);
+    // no X-Tenant: the key fails, so it is missing: every such request shares the global bucket
+    assertThat(send("GET", "/tenant").statusCode()).isEqualTo(200);
+    HttpResponse<String> second = send("GET", "/tenant");
     assertThat(second.statusCode()).isEqualTo(429);
     assertThat(second.body()).doesNotContain("Exception");
   }
