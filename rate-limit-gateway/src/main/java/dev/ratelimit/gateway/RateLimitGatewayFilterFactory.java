@@ -1,8 +1,10 @@
 package dev.ratelimit.gateway;
 
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.spring.boot.FilterRules;
 import dev.ratelimit.spring.boot.RateLimitProperties;
 import dev.ratelimit.webflux.RateLimitWebFilter;
+import dev.ratelimit.webflux.boot.WebFluxFilterTarget;
 import java.util.List;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
@@ -20,36 +22,8 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
   private final RateLimitProperties properties;
   private final BeanFactory beanFactory;
 
-  /** A route's {@code args}. */
-  public static class Config {
-    private String limit;
-    private String key = "ip";
-    private double cost = 1;
-
-    public String getLimit() {
-      return limit;
-    }
-
-    public void setLimit(String limit) {
-      this.limit = limit;
-    }
-
-    public String getKey() {
-      return key;
-    }
-
-    public void setKey(String key) {
-      this.key = key;
-    }
-
-    public double getCost() {
-      return cost;
-    }
-
-    public void setCost(double cost) {
-      this.cost = cost;
-    }
-  }
+  /** A route's {@code args}: {@code limit}, {@code key} (default {@code ip}), {@code cost} (default 1), as in the rules. */
+  public static class Config extends RateLimitProperties.Spend {}
 
   public RateLimitGatewayFilterFactory(RateLimiter limiter, RateLimitProperties properties, BeanFactory beanFactory) {
     super(Config.class);
@@ -66,19 +40,13 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
   /** @throws IllegalArgumentException naming the unknown limit, the bad key or cost */
   @Override
   public GatewayFilter apply(Config config) {
-    RateLimitWebFilter.Builder builder = RateLimitWebFilter.builder().limiter(limiter).beanFactory(beanFactory)
-        .headers(properties.getHeaders()).forwardedHeader(properties.getForwardedHeader());
-    if (properties.isTrustAllProxies()) {
-      builder.trustAllProxies();
-    }
-    if (!properties.getTrustedProxies().isBlank()) {
-      builder.trustedProxies(properties.getTrustedProxies());
-    }
+    WebFluxFilterTarget target = new WebFluxFilterTarget(limiter, beanFactory);
+    FilterRules.settings(properties, target); // the headers and proxies of every filter
     if (config.getLimit() == null) {
       throw new IllegalArgumentException("RateLimit filter needs args.limit, the name of a ratelimit.limits entry");
     }
     // the route already chose the requests: every one of them is charged
-    RateLimitWebFilter filter = builder.rule("/**", config.getLimit(), config.getKey(), config.getCost()).build();
+    RateLimitWebFilter filter = target.builder().rule("/**", config.getLimit(), config.getKey(), config.getCost()).build();
     return (exchange, chain) -> filter.filter(exchange, chain::filter);
   }
 }

@@ -23,7 +23,7 @@ public final class ChargeOn {
       throw new IllegalArgumentException("charge-on is empty; expected statuses or classes such as 401,403 or 4xx");
     }
     BitSet statuses = new BitSet(600);
-    for (String entry : text.split(",")) {
+    for (String entry : text.split(",", -1)) {
       String status = entry.strip().toLowerCase(Locale.ROOT);
       if (status.matches("[1-5]xx")) {
         int first = (status.charAt(0) - '0') * 100;

@@ -12,13 +12,14 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * What one request is charged: each rule that applies to it with the key it spends from, after
- * the missing-key policy; and spending that, all or nothing, once per request, blocking (a
- * servlet thread) or not (an event loop).
+ * What one request is charged: each rule that applies to it (its condition holds) with the key it
+ * spends from, after the missing-key policy, and the plan it is charged under; and spending that,
+ * all or nothing, once per request, blocking (a servlet thread) or not (an event loop).
  */
 public final class Charges {
+  private static final System.Logger LOG = System.getLogger(Charges.class.getName());
   private static final Rule[] NO_RULES = {};
-  private static final Charges NONE = new Charges(NO_RULES, new String[0], null);
+  private static final Charges NONE = new Charges(NO_RULES, new String[0], new String[0], null);
 
   /**
    * What a spend ended in: admitted, or denied by {@code limit}, which frees up after the wait;
@@ -31,27 +32,32 @@ public final class Charges {
 
   /**
    * The charges of {@code charge-on} rules, kept or refunded by the response status, once. A
-   * rule's refund goes through its {@link PendingCharge} when it was charged alone (exact, also
-   * for a shadow limit); with other rules, through {@link RateLimiter#refund}.
+   * rule's refund goes through its {@link PendingCharge} when it was charged alone on a blocking
+   * front end (exact, also for a shadow limit); otherwise through {@link RateLimiter#refund}, or
+   * {@link RateLimiter#refundAsync} for a front end that must not block.
    */
   public static final class Settlement {
     private final RateLimiter limiter;
+    private final boolean async;
     private final List<Rule> rules = new ArrayList<>();
     private final List<String> keys = new ArrayList<>();
+    private final List<String> plans = new ArrayList<>();
     private final List<PendingCharge> pending = new ArrayList<>();
     private final AtomicBoolean settled = new AtomicBoolean();
 
-    Settlement(RateLimiter limiter) {
+    Settlement(RateLimiter limiter, boolean async) {
       this.limiter = limiter;
+      this.async = async;
     }
 
-    void add(Rule rule, String key, PendingCharge charge) {
+    void add(Rule rule, String key, String plan, PendingCharge charge) {
       rules.add(rule);
       keys.add(key);
+      plans.add(plan);
       pending.add(charge);
     }
 
-    /** Keeps each charge whose rule counts this status, refunds the others; only the first call counts. */
+    /** Keeps each charge whose rule counts this status, refunds the others; only the first settle counts. */
     public void settle(int status) {
       if (!settled.compareAndSet(false, true)) {
         return;
@@ -61,34 +67,74 @@ public final class Charges {
         if (pending.get(i) != null) {
           pending.get(i).settle(counts);
         } else if (!counts) {
-          limiter.refund(rules.get(i).limit(), keys.get(i), rules.get(i).cost());
+          refund(rules.get(i), keys.get(i), plans.get(i));
         }
       }
     }
+
+    /**
+     * The request ended without a status (the client went away before the response was
+     * committed): no status counts, so every charge is refunded; once, as {@link #settle}.
+     */
+    public void cancel() {
+      settle(NO_STATUS);
+    }
+
+    private void refund(Rule rule, String key, String plan) {
+      if (!async) {
+        limiter.refund(rule.limit(), plan, key, rule.cost());
+        return;
+      }
+      try {
+        limiter.refundAsync(rule.limit(), plan, key, rule.cost()).exceptionally(failure -> {
+          refundFailed(rule, failure);
+          return null;
+        });
+      } catch (RuntimeException e) {
+        refundFailed(rule, e);
+      }
+    }
+
+    /** A refund the store could not take: the charge stays; the request was answered long ago. */
+    private static void refundFailed(Rule rule, Throwable failure) {
+      LOG.log(System.Logger.Level.DEBUG, "refund of limit '" + rule.limit() + "' failed; the charge stays", failure);
+    }
   }
+
+  /** The status of a request that ended without one: no {@code charge-on} counts it. */
+  static final int NO_STATUS = -1;
 
   private final Rule[] rules;
   private final String[] keys;
+  /** Each rule's plan, {@code null} for the default plan. */
+  private final String[] plans;
   private final Problem missingKey;
 
-  private Charges(Rule[] rules, String[] keys, Problem missingKey) {
+  private Charges(Rule[] rules, String[] keys, String[] plans, Problem missingKey) {
     this.rules = rules;
     this.keys = keys;
+    this.plans = plans;
     this.missingKey = missingKey;
   }
 
   /**
-   * The matched rules with their keys, bounded for the store. Under {@code skip} a rule without
-   * a key drops out; under {@code deny} the result is only the {@link #missingKey()} refusal.
+   * The matched rules whose condition holds, with their keys, bounded for the store, and their
+   * plans. Under {@code skip} a rule without a key drops out; under {@code deny} the result is
+   * only the {@link #missingKey()} refusal.
    */
   public static Charges of(Rule[] matched, Request request, MissingKey policy) {
     if (matched.length == 0) {
       return NONE;
     }
     String[] keys = new String[matched.length];
+    String[] plans = null;
     int applied = 0;
     for (int i = 0; i < matched.length; i++) {
-      String key = matched[i].key().resolve(request);
+      Rule rule = matched[i];
+      if (rule.condition() != null && !rule.condition().applies(request)) {
+        continue; // not this request's rule: no key asked for, nothing charged
+      }
+      String key = rule.key().resolve(request);
       if (key == null) {
         switch (policy) {
           case GLOBAL -> key = "";
@@ -96,26 +142,34 @@ public final class Charges {
             continue;
           }
           case DENY -> {
-            return new Charges(NO_RULES, keys, Problem.missingKey(matched[i].limit(), matched[i].keyName()));
+            return new Charges(NO_RULES, keys, keys, Problem.missingKey(rule.limit(), rule.keyName()));
           }
         }
       }
       keys[i] = Keys.bounded(key);
+      if (rule.plan() != null) {
+        plans = plans != null ? plans : new String[matched.length];
+        plans[i] = rule.plan().plan(request);
+      }
       applied++;
     }
+    plans = plans != null ? plans : new String[matched.length];
     if (applied == matched.length) {
-      return new Charges(matched, keys, null);
+      return new Charges(matched, keys, plans, null);
     }
-    // rules whose key was missing under "skip" drop out (matched is shared: copy, never write to it)
+    // rules that don't apply, or whose key was missing under "skip", drop out (matched is shared:
+    // copy, never write to it)
     Rule[] rules = new Rule[applied];
     String[] present = new String[applied];
+    String[] planned = new String[applied];
     for (int i = 0, at = 0; i < matched.length; i++) {
       if (keys[i] != null) {
         rules[at] = matched[i];
+        planned[at] = plans[i];
         present[at++] = keys[i];
       }
     }
-    return new Charges(rules, present, null);
+    return new Charges(rules, present, planned, null);
   }
 
   /** The 400 to answer when a rule under {@code missing-key=deny} found no key; else null. */
@@ -138,54 +192,64 @@ public final class Charges {
       // the usual case, without the all-or-nothing call's lists
       Rule rule = rules[0];
       if (rule.chargeOn() == null) {
-        return verdict(limiter.limit(rule.limit(), keys[0], rule.cost()), limiter, headers, response);
+        Decision decision = plans[0] == null ? limiter.limit(rule.limit(), keys[0], rule.cost())
+            : limiter.limit(rule.limit(), plans[0], keys[0], rule.cost());
+        return verdict(decision, limiter, headers, response);
       }
-      PendingCharge charge = limiter.charge(rule.limit(), keys[0], rule.cost());
+      PendingCharge charge = limiter.charge(rule.limit(), plans[0], keys[0], rule.cost());
       Verdict verdict = verdict(charge.decision(), limiter, headers, response);
       if (!verdict.allowed()) {
         return verdict;
       }
-      Settlement settlement = new Settlement(limiter);
-      settlement.add(rule, keys[0], charge);
+      Settlement settlement = new Settlement(limiter, false);
+      settlement.add(rule, keys[0], plans[0], charge);
       return new Verdict(true, null, 0, settlement);
     }
-    Verdict verdict = verdict(limiter.limitAll(calls()), limiter, headers, response);
-    if (!verdict.allowed()) {
-      return verdict;
-    }
-    Settlement settlement = null;
-    for (int i = 0; i < rules.length; i++) {
-      if (rules[i].chargeOn() != null) {
-        settlement = settlement != null ? settlement : new Settlement(limiter);
-        settlement.add(rules[i], keys[i], null);
-      }
-    }
-    return settlement == null ? verdict : new Verdict(true, null, 0, settlement);
+    return settling(verdict(limiter.limitAll(calls()), limiter, headers, response), limiter, false);
   }
 
   /**
    * {@link #spend} without blocking: the store's asynchronous call; the headers are set when the
-   * decision arrives. It does not settle by status yet: a {@code charge-on} rule's charge is kept
-   * whatever the response (the WebFlux filter does not support {@code charge-on}).
+   * decision arrives. A {@code charge-on} rule's charge comes with a {@link Settlement} whose
+   * refunds are asynchronous too.
    *
    * @return a stage failing with {@link dev.ratelimit.StoreUnavailableException} (perhaps in a
    *     {@link java.util.concurrent.CompletionException}) when a closed limit can't be decided
    */
   public CompletionStage<Verdict> spendAsync(RateLimiter limiter, RateLimitHeaders headers, Response response) {
     if (rules.length == 1) {
-      return limiter.limitAsync(rules[0].limit(), keys[0], rules[0].cost())
-          .thenApply(decision -> verdict(decision, limiter, headers, response));
+      CompletionStage<Decision> decision = plans[0] == null
+          ? limiter.limitAsync(rules[0].limit(), keys[0], rules[0].cost())
+          : limiter.limitAsync(rules[0].limit(), plans[0], keys[0], rules[0].cost());
+      return decision.thenApply(d -> settling(verdict(d, limiter, headers, response), limiter, true));
     }
-    return limiter.limitAllAsync(calls()).thenApply(decisions -> verdict(decisions, limiter, headers, response));
+    return limiter.limitAllAsync(calls())
+        .thenApply(decisions -> settling(verdict(decisions, limiter, headers, response), limiter, true));
+  }
+
+  /** An admission with the {@code charge-on} rules' settlement, refunded through the limiter. */
+  private Verdict settling(Verdict verdict, RateLimiter limiter, boolean async) {
+    if (!verdict.allowed()) {
+      return verdict;
+    }
+    Settlement settlement = null;
+    for (int i = 0; i < rules.length; i++) {
+      if (rules[i].chargeOn() != null) {
+        settlement = settlement != null ? settlement : new Settlement(limiter, async);
+        settlement.add(rules[i], keys[i], plans[i], null);
+      }
+    }
+    return settlement == null ? verdict : new Verdict(true, null, 0, settlement);
   }
 
   /** The one rule's decision, on the response's headers unless its limit is a shadow one. */
   private Verdict verdict(Decision decision, RateLimiter limiter, RateLimitHeaders headers, Response response) {
-    if (!rules[0].spec().shadow()) {
-      headers.write(response, rules[0], decision, limiter.clock());
+    Rule rule = rules[0];
+    if (!rule.spec().shadow()) {
+      headers.write(response, rule.limit(), rule.policy(plans[0]), decision, limiter.clock());
     }
     return decision.allowed() ? Verdict.ADMITTED
-        : new Verdict(false, rules[0].limit(), decision.retryAfterMillis(), null);
+        : new Verdict(false, rule.limit(), decision.retryAfterMillis(), null);
   }
 
   /** Several rules' decisions, all or nothing, on the response's headers (the enforced ones'). */
@@ -201,30 +265,29 @@ public final class Charges {
     for (Rule rule : rules) {
       shown += rule.spec().shadow() ? 0 : 1;
     }
-    if (shown == rules.length) {
-      headers.write(response, rules, decisions, limiter.clock());
-      return;
-    }
     if (shown == 0) {
       return;
     }
-    Rule[] enforced = new Rule[shown];
+    String[] names = new String[shown];
+    String[] policies = new String[shown];
     List<LimitCall> calls = new ArrayList<>(shown);
     List<Decision> own = new ArrayList<>(shown);
     for (int i = 0, at = 0; i < rules.length; i++) {
       if (!rules[i].spec().shadow()) {
-        enforced[at++] = rules[i];
+        names[at] = rules[i].limit();
+        policies[at++] = rules[i].policy(plans[i]);
         calls.add(decisions.calls().get(i));
         own.add(decisions.decisions().get(i));
       }
     }
-    headers.write(response, enforced, new Decisions(calls, own), limiter.clock());
+    headers.write(response, names, policies,
+        shown == rules.length ? decisions : new Decisions(calls, own), limiter.clock());
   }
 
   private List<LimitCall> calls() {
     List<LimitCall> calls = new ArrayList<>(rules.length);
     for (int i = 0; i < rules.length; i++) {
-      calls.add(new LimitCall(rules[i].limit(), keys[i], rules[i].cost()));
+      calls.add(new LimitCall(rules[i].limit(), keys[i], rules[i].cost(), plans[i]));
     }
     return calls;
   }

@@ -2,6 +2,7 @@ package dev.ratelimit.http;
 
 import dev.ratelimit.Limit;
 import dev.ratelimit.algorithm.SpecWriter;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -15,9 +16,13 @@ import java.util.Set;
  * @param policy the limit's {@code RateLimit-Policy} item, the same on every response
  * @param methods the HTTP methods it applies to, upper case; {@code null}: every method
  * @param chargeOn the statuses that keep the charge; {@code null}: every response counts
+ * @param plan the plan each request is charged under; {@code null}: always the default plan
+ * @param condition whether the rule applies to a request; {@code null}: always
+ * @param planPolicies the {@code RateLimit-Policy} item of each plan the limit has
  */
 public record Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key, String keyName, double cost,
-    String policy, Set<String> methods, ChargeOn chargeOn) {
+    String policy, Set<String> methods, ChargeOn chargeOn, RequestPlan plan, RequestCondition condition,
+    Map<String, String> planPolicies) {
 
   public Rule {
     Objects.requireNonNull(pattern, "pattern");
@@ -26,6 +31,13 @@ public record Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key,
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(keyName, "keyName");
     Objects.requireNonNull(policy, "policy");
+    planPolicies = Map.copyOf(planPolicies);
+  }
+
+  /** A rule without plans or condition. */
+  public Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key, String keyName, double cost,
+      String policy, Set<String> methods, ChargeOn chargeOn) {
+    this(pattern, limit, spec, key, keyName, cost, policy, methods, chargeOn, null, null, Map.of());
   }
 
   /**
@@ -40,6 +52,15 @@ public record Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key,
   /** A rule on some methods only ({@code null}: all), refunded unless the status counts ({@code null}: always counts). */
   public static Rule of(UrlPattern pattern, String limit, Map<String, Limit> limits, RequestKey key, double cost,
       Set<String> methods, ChargeOn chargeOn) {
+    return of(pattern, limit, limits, Map.of(), key, cost, new RuleOptions(methods, chargeOn, null, null));
+  }
+
+  /**
+   * A rule with its options, on the limiter's limits and plans ({@link dev.ratelimit.RateLimiter#plans()}):
+   * the headers of a request charged under a plan show that plan's policy.
+   */
+  public static Rule of(UrlPattern pattern, String limit, Map<String, Limit> limits,
+      Map<String, Map<String, Limit>> plans, RequestKey key, double cost, RuleOptions options) {
     Limit spec = limits.get(limit);
     if (spec == null) {
       throw new IllegalArgumentException("unknown limit '" + limit + "'; configured limits: "
@@ -51,8 +72,16 @@ public record Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key,
       throw new IllegalArgumentException("cost " + SpecWriter.number(cost) + " is above what limit '" + limit
           + "' can ever admit at once (" + SpecWriter.number(largest) + "): every request would be denied");
     }
-    return new Rule(pattern, limit, spec, key, key.toString(), cost, RateLimitHeaders.policy(limit, spec), methods,
-        chargeOn);
+    Map<String, String> planPolicies = new HashMap<>();
+    plans.getOrDefault(limit, Map.of()).forEach((plan, planSpec) -> planPolicies.put(plan,
+        RateLimitHeaders.policy(limit, planSpec)));
+    return new Rule(pattern, limit, spec, key, key.toString(), cost, RateLimitHeaders.policy(limit, spec),
+        options.methods(), options.chargeOn(), options.plan(), options.condition(), planPolicies);
+  }
+
+  /** The {@code RateLimit-Policy} item of the limit under a plan ({@code null} or unknown: the default plan's). */
+  public String policy(String plan) {
+    return plan == null ? policy : planPolicies.getOrDefault(plan, policy);
   }
 
   /** Whether the rule applies to a request with this method. */

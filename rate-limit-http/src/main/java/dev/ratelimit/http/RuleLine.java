@@ -63,10 +63,11 @@ public record RuleLine(String pattern, String limit, String keySpec, Double cost
   /** HTTP methods as written in {@code methods=}: comma-separated tokens, upper-cased. */
   public static Set<String> methods(String text) {
     Set<String> methods = new LinkedHashSet<>();
-    for (String method : text.split(",")) {
+    for (String method : text.split(",", -1)) {
       String name = method.strip().toUpperCase(Locale.ROOT);
       if (!name.matches("[A-Z]{1,20}")) {
-        throw new IllegalArgumentException("method '" + method.strip() + "' is not an HTTP method such as GET or POST");
+        String shown = method.strip().length() <= 40 ? method.strip() : method.strip().substring(0, 40) + "...";
+        throw new IllegalArgumentException("method '" + shown + "' is not an HTTP method such as GET or POST");
       }
       methods.add(name);
     }

@@ -26,13 +26,14 @@ public final class RuleSetup {
 
   /** A rule before its key is resolved: the key is a spec ({@code ip}, ...) or given. */
   private record PendingRule(UrlPattern pattern, String limit, String keySpec, RequestKey key, double cost,
-      Set<String> methods, ChargeOn chargeOn) {
+      RuleOptions options) {
 
     /** The rule on the limiter's limits; a spec'd key is read now, with the client addresses finally set. */
-    Rule resolve(Map<String, Limit> known, TrustedProxies clients, Keys.Custom custom) {
+    Rule resolve(Map<String, Limit> known, Map<String, Map<String, Limit>> plans, TrustedProxies clients,
+        Keys.Custom custom) {
       try {
         RequestKey resolver = key != null ? key : Keys.parse(keySpec, clients, custom);
-        return Rule.of(pattern, limit, known, resolver, cost, methods, chargeOn);
+        return Rule.of(pattern, limit, known, plans, resolver, cost, options);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("rule '" + pattern + " " + limit + "': " + e.getMessage(), e);
       }
@@ -51,22 +52,28 @@ public final class RuleSetup {
 
   public void rule(UrlPattern pattern, String limit, String keySpec, double cost) {
     rules.add(new PendingRule(pattern, Objects.requireNonNull(limit, "limit"), Objects.requireNonNull(keySpec, "key"),
-        null, Rule.checkCost(cost), null, null));
+        null, Rule.checkCost(cost), RuleOptions.NONE));
   }
 
   public void rule(UrlPattern pattern, String limit, RequestKey key, double cost) {
     rules.add(new PendingRule(pattern, Objects.requireNonNull(limit, "limit"), null, Objects.requireNonNull(key, "key"),
-        Rule.checkCost(cost), null, null));
+        Rule.checkCost(cost), RuleOptions.NONE));
   }
 
   /** Sets the methods and the counting statuses of the rule added last (either {@code null}: unchanged). */
   public void lastRule(Set<String> methods, ChargeOn chargeOn) {
+    lastRule(new RuleOptions(methods, chargeOn, null, null));
+  }
+
+  /** Sets the options of the rule added last; each one {@code options} gives replaces the rule's. */
+  public void lastRule(RuleOptions options) {
     if (rules.isEmpty()) {
-      throw new IllegalStateException("methods and chargeOn apply to the rule added last; add a rule first");
+      throw new IllegalStateException("methods, chargeOn, plan and condition apply to the rule added last;"
+          + " add a rule first");
     }
     PendingRule last = rules.remove(rules.size() - 1);
     rules.add(new PendingRule(last.pattern(), last.limit(), last.keySpec(), last.key(), last.cost(),
-        methods != null ? methods : last.methods(), chargeOn != null ? chargeOn : last.chargeOn()));
+        last.options().with(options)));
   }
 
   /** The front end's own key kinds, for the specs of rules given as text. */
@@ -127,9 +134,10 @@ public final class RuleSetup {
     }
     RateLimiter decider = limiter != null ? limiter : limits.build();
     Map<String, Limit> known = decider.limits();
+    Map<String, Map<String, Limit>> plans = decider.plans();
     List<Rule> resolved = new ArrayList<>(rules.size());
     for (PendingRule pending : rules) {
-      resolved.add(pending.resolve(known, clients, customKeys));
+      resolved.add(pending.resolve(known, plans, clients, customKeys));
     }
     return new RuleSettings(decider, limiter == null, new Rules(resolved), headers, missingKey);
   }

@@ -53,4 +53,20 @@ class RuleLineTest {
     assertThatThrownBy(() -> RuleLine.parse("/a a charge-on=4xx charge-on=5xx"))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("'charge-on' is given twice");
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"4xx,,", ",4xx", "401,,403", "401, ,403"})
+  void chargeOn_rejectsEmptyEntries_evenTrailingOnes(String text) {
+    assertThatThrownBy(() -> ChargeOn.parse(text))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("charge-on entry ''");
+  }
+
+  @Test
+  void methods_rejectsEmptyEntries_andShortensAHugeOneInTheMessage() {
+    assertThatThrownBy(() -> RuleLine.methods("POST,"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("method '' is not an HTTP method such as GET or POST");
+    assertThatThrownBy(() -> RuleLine.methods("G".repeat(100_000)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("method '" + "G".repeat(40) + "...' is not an HTTP method such as GET or POST");
+  }
 }

@@ -5,6 +5,7 @@ import dev.ratelimit.http.ChargeOn;
 import dev.ratelimit.http.ProxyHeader;
 import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.RequestKey;
+import dev.ratelimit.http.RuleOptions;
 import dev.ratelimit.http.RuleSetup;
 import dev.ratelimit.http.UrlPattern;
 import java.util.Objects;
@@ -47,6 +48,11 @@ final class FilterSetup {
   /** Sets the methods and the counting statuses of the rule added last (either {@code null}: unchanged). */
   void lastRule(Set<String> methods, ChargeOn chargeOn) {
     rules.lastRule(methods, chargeOn);
+  }
+
+  /** Sets the options of the rule added last; each one given replaces the rule's. */
+  void lastRule(RuleOptions options) {
+    rules.lastRule(options);
   }
 
   /** Replaces the trusted proxies and the header they write. */

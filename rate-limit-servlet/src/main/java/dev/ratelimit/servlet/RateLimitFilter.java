@@ -10,6 +10,7 @@ import dev.ratelimit.http.Charges;
 import dev.ratelimit.http.ProxyHeader;
 import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.RuleLine;
+import dev.ratelimit.http.RuleOptions;
 import dev.ratelimit.http.Request;
 import dev.ratelimit.http.UrlPattern;
 import dev.ratelimit.store.RateLimitStore;
@@ -24,6 +25,7 @@ import java.io.IOException;
 import java.util.Collections;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -297,6 +299,31 @@ public class RateLimitFilter extends HttpFilter {
      */
     public Builder chargeOn(String statuses) {
       setup.lastRule(null, ChargeOn.parse(Objects.requireNonNull(statuses, "statuses")));
+      return this;
+    }
+
+    /**
+     * The rule added last charges each request under the plan this names ({@code null}, or a
+     * plan its limit lacks: the default plan, an unknown one logged once); called on the
+     * request thread before the servlet (docs/design.md §2.7).
+     *
+     * @throws IllegalStateException before any rule
+     */
+    public Builder plan(Function<HttpServletRequest, String> plan) {
+      Objects.requireNonNull(plan, "plan");
+      setup.lastRule(new RuleOptions(null, null, request -> plan.apply((HttpServletRequest) request.unwrap()), null));
+      return this;
+    }
+
+    /**
+     * The rule added last applies only to requests this accepts: any other is neither charged
+     * nor shown the rule's headers.
+     *
+     * @throws IllegalStateException before any rule
+     */
+    public Builder condition(Predicate<HttpServletRequest> condition) {
+      Objects.requireNonNull(condition, "condition");
+      setup.lastRule(new RuleOptions(null, null, null, request -> condition.test((HttpServletRequest) request.unwrap())));
       return this;
     }
 

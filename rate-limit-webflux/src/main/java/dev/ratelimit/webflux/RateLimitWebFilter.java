@@ -5,13 +5,18 @@ import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.http.ChargeOn;
 import dev.ratelimit.http.Charges;
 import dev.ratelimit.http.Keys;
 import dev.ratelimit.http.Problem;
 import dev.ratelimit.http.ProxyHeader;
 import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.Refusals;
+import dev.ratelimit.http.RequestCondition;
+import dev.ratelimit.http.RequestPlan;
 import dev.ratelimit.http.Rule;
+import dev.ratelimit.http.RuleLine;
+import dev.ratelimit.http.RuleOptions;
 import dev.ratelimit.http.RuleSettings;
 import dev.ratelimit.http.RuleSetup;
 import dev.ratelimit.http.UrlPattern;
@@ -22,7 +27,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.core.Ordered;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.util.MultiValueMap;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
@@ -68,7 +76,7 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
   private RateLimitWebFilter(RuleSettings settings, int order) {
     this.settings = settings;
     this.order = order;
-    this.readsPrincipal = settings.rules().all().stream().anyMatch(rule -> Keys.readsPrincipal(rule.key()));
+    this.readsPrincipal = settings.rules().all().stream().anyMatch(RateLimitWebFilter::readsPrincipal);
     this.readsForm = settings.rules().all().stream().anyMatch(rule -> Keys.readsParam(rule.key()));
   }
 
@@ -90,7 +98,7 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
     boolean principal = false;
     boolean form = false;
     for (Rule rule : matched) {
-      principal |= readsPrincipal && Keys.readsPrincipal(rule.key());
+      principal |= readsPrincipal && readsPrincipal(rule);
       form |= readsForm && Keys.readsParam(rule.key());
     }
     if (!principal && !form) {
@@ -107,6 +115,14 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
         decide(new ExchangeRequest(exchange, read.getT1().orElse(null), read.getT2().orElse(null)), matched, chain));
   }
 
+  /**
+   * Whether the rule may need the user: a {@code principal} key, or a plan or condition (which
+   * may read {@code #principal}; they are the application's code, so it is read for them).
+   */
+  private static boolean readsPrincipal(Rule rule) {
+    return Keys.readsPrincipal(rule.key()) || rule.plan() != null || rule.condition() != null;
+  }
+
   private Mono<Void> decide(ExchangeRequest request, Rule[] matched, WebFilterChain chain) {
     ServerWebExchange exchange = request.exchange();
     Charges charges = Charges.of(matched, request, settings.missingKey());
@@ -118,11 +134,30 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
       return chain.filter(exchange);
     }
     return Mono.fromCompletionStage(() -> charges.spendAsync(settings.limiter(), settings.headers(), response))
-        .flatMap(verdict -> verdict.allowed() ? chain.filter(exchange)
+        .flatMap(verdict -> verdict.allowed() ? pass(exchange, chain, verdict.settlement())
             : refuse(Refusals.rateLimited(response, verdict.limit(), verdict.retryAfterMillis()), exchange, response))
         .onErrorResume(RateLimitWebFilter::storeUnavailable,
             // failure=closed: neither admitted nor counted
             e -> refuse(Refusals.storeUnavailable(response, charges.closedLimit()), exchange, response));
+  }
+
+  /**
+   * Passes the request on; a {@code charge-on} rule's charge is settled by the status the
+   * response is committed with (also an error handler's: every response is committed, by the
+   * handler or by WebFlux at the end), once. An exchange cancelled before its response was
+   * committed (the client went away) has no status, and is refunded (docs/design.md §6.8).
+   */
+  private static Mono<Void> pass(ServerWebExchange exchange, WebFilterChain chain, Charges.Settlement settlement) {
+    if (settlement == null) {
+      return chain.filter(exchange);
+    }
+    ServerHttpResponse response = exchange.getResponse();
+    response.beforeCommit(() -> {
+      HttpStatusCode status = response.getStatusCode();
+      settlement.settle(status == null ? HttpStatus.OK.value() : status.value());
+      return Mono.empty();
+    });
+    return chain.filter(exchange).doOnCancel(settlement::cancel);
   }
 
   private static boolean storeUnavailable(Throwable failure) {
@@ -206,6 +241,50 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
     public Builder rule(String pattern, String limit, String key, double cost) {
       PathPattern parsed = parser.parse(Objects.requireNonNull(pattern, "pattern"));
       setup.rule(UrlPattern.custom(pattern, path -> parsed.matches(PathContainer.parsePath(path))), limit, key, cost);
+      return this;
+    }
+
+    /**
+     * The rule added last applies only to these HTTP methods ({@code "POST,PUT"}).
+     *
+     * @throws IllegalStateException before any rule
+     */
+    public Builder methods(String methods) {
+      setup.lastRule(RuleLine.methods(Objects.requireNonNull(methods, "methods")), null);
+      return this;
+    }
+
+    /**
+     * The rule added last keeps its charge only for these response statuses ({@code "401,403"},
+     * {@code "4xx"}, {@code "5xx"}); others are refunded once the status is known.
+     *
+     * @throws IllegalStateException before any rule
+     */
+    public Builder chargeOn(String statuses) {
+      setup.lastRule(null, ChargeOn.parse(Objects.requireNonNull(statuses, "statuses")));
+      return this;
+    }
+
+    /**
+     * The rule added last charges each request under the plan this names ({@code null}, or a
+     * plan its limit lacks: the default plan). It runs on the event loop and must not block;
+     * the request it is given has the user's name ({@code principal()}) read.
+     *
+     * @throws IllegalStateException before any rule
+     */
+    public Builder plan(RequestPlan plan) {
+      setup.lastRule(new RuleOptions(null, null, Objects.requireNonNull(plan, "plan"), null));
+      return this;
+    }
+
+    /**
+     * The rule added last applies only to requests this accepts: any other is neither charged
+     * nor shown the rule's headers. It runs on the event loop and must not block.
+     *
+     * @throws IllegalStateException before any rule
+     */
+    public Builder condition(RequestCondition condition) {
+      setup.lastRule(new RuleOptions(null, null, null, Objects.requireNonNull(condition, "condition")));
       return this;
     }
 

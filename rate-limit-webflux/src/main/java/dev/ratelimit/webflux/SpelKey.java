@@ -2,9 +2,11 @@ package dev.ratelimit.webflux;
 
 import dev.ratelimit.http.Request;
 import dev.ratelimit.http.RequestKey;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
-import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -14,15 +16,18 @@ import org.springframework.web.server.ServerWebExchange;
 /**
  * A rule's key written as SpEL, {@code #{...}}, over {@code #exchange} and {@code #request} (its
  * {@code ServerHttpRequest}), and beans when a bean factory is given:
- * {@code #{#request.headers.getFirst('X-Tenant')}}. Parsed once; a null result is a missing key.
+ * {@code #{#request.headers.getFirst('X-Tenant')}}. Parsed once; a null result is a missing key,
+ * and so is a failure on a request (logged once).
  * It runs on the event loop: an expression must not block.
  */
 final class SpelKey implements RequestKey {
+  private static final Log LOG = LogFactory.getLog(SpelKey.class);
   private static final SpelExpressionParser PARSER = new SpelExpressionParser();
 
   private final String text;
   private final Expression expression;
   private final BeanFactoryResolver beans;
+  private final AtomicBoolean failureLogged = new AtomicBoolean();
 
   private SpelKey(String text, Expression expression, BeanFactory beanFactory) {
     this.text = text;
@@ -55,8 +60,12 @@ final class SpelKey implements RequestKey {
     try {
       Object key = expression.getValue(context);
       return key == null ? null : key.toString();
-    } catch (EvaluationException e) {
-      throw new IllegalArgumentException("key '" + text + "' failed: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      // a key that can't be read is missing: the missing-key policy applies, never a 500
+      if (failureLogged.compareAndSet(false, true)) {
+        LOG.warn("key " + text + " failed on a request (" + e.getMessage() + "); a missing key (logged once)");
+      }
+      return null;
     }
   }
 

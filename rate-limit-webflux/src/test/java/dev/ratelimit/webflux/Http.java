@@ -28,6 +28,12 @@ final class Http {
         .POST(HttpRequest.BodyPublishers.ofString(form)), headers);
   }
 
+  /** A request with this method and no body. */
+  HttpResponse<String> send(String method, String path, String... headers) throws IOException, InterruptedException {
+    return send(HttpRequest.newBuilder(URI.create(base + path)).method(method, HttpRequest.BodyPublishers.noBody()),
+        headers);
+  }
+
   private HttpResponse<String> send(HttpRequest.Builder request, String... headers)
       throws IOException, InterruptedException {
     for (int i = 0; i < headers.length; i += 2) {

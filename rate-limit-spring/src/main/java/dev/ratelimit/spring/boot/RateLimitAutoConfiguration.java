@@ -29,7 +29,8 @@ import org.springframework.context.annotation.Import;
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 @Import({RateLimitingConfiguration.class, RateLimitWebConfiguration.class, RateLimitMvcConfiguration.class,
-    RateLimitStoreConfiguration.Redis.class, RateLimitStoreConfiguration.Bucket4j.class})
+    RateLimitStoreConfiguration.Redis.class, RateLimitStoreConfiguration.Bucket4j.class,
+    RateLimitReloadConfiguration.class})
 public final class RateLimitAutoConfiguration {
 
   @Bean

@@ -163,7 +163,7 @@ public class RateLimitProperties {
     DENY
   }
 
-  /** The servlet filter: registered when there are rules. */
+  /** The filter (the servlet one, or the WebFlux one in a reactive application): registered when there are rules. */
   public static class Filter {
     /** Requests limited by path: Spring path patterns, each with a limit, a key and a cost. */
     private List<Rule> rules = new ArrayList<>();
@@ -202,11 +202,8 @@ public class RateLimitProperties {
     }
   }
 
-  /** One filter rule. */
-  public static class Rule {
-    /** A Spring path pattern, e.g. /api/**. */
-    private String path;
-
+  /** What a rule spends: units of a limit from a key's bucket (a gateway route's RateLimit args too). */
+  public static class Spend {
     /** The name of a configured limit. */
     private String limit;
 
@@ -215,14 +212,6 @@ public class RateLimitProperties {
 
     /** Units each matching request costs. */
     private double cost = 1;
-
-    public String getPath() {
-      return path;
-    }
-
-    public void setPath(String path) {
-      this.path = path;
-    }
 
     public String getLimit() {
       return limit;
@@ -246,6 +235,75 @@ public class RateLimitProperties {
 
     public void setCost(double cost) {
       this.cost = cost;
+    }
+  }
+
+  /** One filter rule. */
+  public static class Rule extends Spend {
+    /** A Spring path pattern, e.g. /api/**. */
+    private String path;
+
+    /** The HTTP methods the rule applies to, e.g. [POST, PUT]; default: every method. */
+    private List<String> methods;
+
+    /**
+     * The response statuses that keep the charge, e.g. 401,403, 4xx or 5xx: a request is charged up front and
+     * refunded once its status is known and not one of these. Default: every response counts.
+     */
+    private String chargeOn;
+
+    /**
+     * The plan each request is charged under: a SpEL expression #{...} over #request and #principal (and #exchange
+     * in WebFlux) naming one of ratelimit.plans. Null, a plan the limit lacks, or a failing expression: the default
+     * plan.
+     */
+    private String plan;
+
+    /**
+     * Whether the rule applies to a request: a SpEL expression #{...} over #request and #principal (and #exchange in
+     * WebFlux). False: the request is neither charged nor shown the rule's headers. A failing expression: the rule
+     * applies.
+     */
+    private String condition;
+
+    public String getPath() {
+      return path;
+    }
+
+    public void setPath(String path) {
+      this.path = path;
+    }
+
+    public List<String> getMethods() {
+      return methods;
+    }
+
+    public void setMethods(List<String> methods) {
+      this.methods = methods;
+    }
+
+    public String getChargeOn() {
+      return chargeOn;
+    }
+
+    public void setChargeOn(String chargeOn) {
+      this.chargeOn = chargeOn;
+    }
+
+    public String getPlan() {
+      return plan;
+    }
+
+    public void setPlan(String plan) {
+      this.plan = plan;
+    }
+
+    public String getCondition() {
+      return condition;
+    }
+
+    public void setCondition(String condition) {
+      this.condition = condition;
     }
   }
 

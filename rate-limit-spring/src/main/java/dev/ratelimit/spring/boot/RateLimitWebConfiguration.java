@@ -9,6 +9,7 @@ import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.servlet.RateLimitResponses;
 import jakarta.servlet.http.HttpServletResponse;
 import java.util.List;
+import java.util.function.Predicate;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -67,37 +68,67 @@ class RateLimitWebConfiguration {
   @ConditionalOnMissingBean(name = "rateLimitFilter")
   FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimiter limiter, RateLimitProperties properties,
       BeanFactory beanFactory, Environment environment) {
-    RateLimitFilter.Builder builder = RateLimitFilter.builder().limiter(limiter)
-        .missingKey(MissingKey.valueOf(properties.getFilter().getMissingKey().name()));
-    String property = "ratelimit.headers";
-    try {
-      builder.headers(properties.getHeaders());
-      property = "ratelimit.forwarded-header";
-      builder.forwardedHeader(properties.getForwardedHeader());
-      if (properties.isTrustAllProxies()) {
-        builder.trustAllProxies(); // before the proxies, which it allows to cover every address
-      }
-      property = "ratelimit.trusted-proxies";
-      if (!properties.getTrustedProxies().isBlank()) {
-        builder.trustedProxies(properties.getTrustedProxies());
-      }
-      List<RateLimitProperties.Rule> rules = properties.getFilter().getRules();
-      for (int i = 0; i < rules.size(); i++) {
-        property = "ratelimit.filter.rules[" + i + "]";
-        RateLimitProperties.Rule rule = rules.get(i);
-        PathPattern pattern = PathPatternParser.defaultInstance.parse(rule.getPath());
-        // checked alone first, so that an error names this rule's index
-        addRule(RateLimitFilter.builder().limiter(limiter), rule, pattern, beanFactory).build();
-        addRule(builder, rule, pattern, beanFactory);
-      }
-      property = "ratelimit.filter.rules";
-      FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(builder.build());
-      registration.setName("rateLimitFilter");
-      registration.setOrder(filterOrder(properties, environment, beanFactory instanceof ConfigurableBeanFactory configurable
-          ? configurable.getBeanClassLoader() : RateLimitWebConfiguration.class.getClassLoader()));
-      return registration;
-    } catch (RuntimeException e) {
-      throw new InvalidLimitConfigurationException(property + ": " + e.getMessage(), e);
+    RateLimitFilter filter = FilterRules.build(properties, beanFactory, new ServletTarget(limiter,
+        MissingKey.valueOf(properties.getFilter().getMissingKey().name()), beanFactory));
+    FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
+    registration.setName("rateLimitFilter");
+    registration.setOrder(filterOrder(properties, environment, beanFactory instanceof ConfigurableBeanFactory configurable
+        ? configurable.getBeanClassLoader() : RateLimitWebConfiguration.class.getClassLoader()));
+    return registration;
+  }
+
+  /** {@code ratelimit.*} onto the servlet filter's builder; rule expressions see {@code #request} and {@code #principal}. */
+  private static final class ServletTarget implements FilterRules.Target<RateLimitFilter> {
+    private static final List<String> VARIABLES = SpelKeyResolver.VARIABLES;
+
+    private final RateLimiter limiter;
+    private final BeanFactory beanFactory;
+    private final RateLimitFilter.Builder builder;
+
+    ServletTarget(RateLimiter limiter, MissingKey missingKey, BeanFactory beanFactory) {
+      this.limiter = limiter;
+      this.beanFactory = beanFactory;
+      this.builder = RateLimitFilter.builder().limiter(limiter).missingKey(missingKey);
+    }
+
+    @Override
+    public List<String> variables() {
+      return VARIABLES;
+    }
+
+    @Override
+    public void headers(String families) {
+      builder.headers(families);
+    }
+
+    @Override
+    public void forwardedHeader(String header) {
+      builder.forwardedHeader(header);
+    }
+
+    @Override
+    public void trustAllProxies() {
+      builder.trustAllProxies();
+    }
+
+    @Override
+    public void trustedProxies(String proxies) {
+      builder.trustedProxies(proxies);
+    }
+
+    @Override
+    public void rule(FilterRules.FilterRule rule) {
+      addRule(builder, rule, beanFactory);
+    }
+
+    @Override
+    public void check(FilterRules.FilterRule rule) {
+      addRule(RateLimitFilter.builder().limiter(limiter), rule, beanFactory).build();
+    }
+
+    @Override
+    public RateLimitFilter build() {
+      return builder.build();
     }
   }
 
@@ -121,13 +152,31 @@ class RateLimitWebConfiguration {
   /** Spring Boot's default order of Spring Security's filter chain (SecurityFilterProperties.DEFAULT_FILTER_ORDER). */
   static final int SECURITY_FILTER_ORDER = -100;
 
-  private static RateLimitFilter.Builder addRule(RateLimitFilter.Builder builder, RateLimitProperties.Rule rule,
-      PathPattern pattern, BeanFactory beanFactory) {
-    return SpelKeyResolver.isSpel(rule.getKey())
-        ? builder.rule(rule.getPath(), path -> pattern.matches(PathContainer.parsePath(path)), rule.getLimit(),
-            (KeyResolver) SpelKeyResolver.parse(rule.getKey(), beanFactory), rule.getCost())
-        : builder.rule(rule.getPath(), path -> pattern.matches(PathContainer.parsePath(path)), rule.getLimit(),
-            rule.getKey(), rule.getCost());
+  private static RateLimitFilter.Builder addRule(RateLimitFilter.Builder builder, FilterRules.FilterRule rule,
+      BeanFactory beanFactory) {
+    PathPattern pattern = PathPatternParser.defaultInstance.parse(rule.path());
+    Predicate<String> matches = path -> pattern.matches(PathContainer.parsePath(path));
+    if (SpelKeyResolver.isSpel(rule.key())) {
+      builder.rule(rule.path(), matches, rule.limit(), (KeyResolver) SpelKeyResolver.parse(rule.key(), beanFactory),
+          rule.cost());
+    } else {
+      builder.rule(rule.path(), matches, rule.limit(), rule.key(), rule.cost());
+    }
+    if (rule.methods() != null) {
+      builder.methods(rule.methods());
+    }
+    if (rule.chargeOn() != null) {
+      builder.chargeOn(rule.chargeOn());
+    }
+    RequestExpression plan = rule.plan();
+    if (plan != null) {
+      builder.plan(request -> plan.plan(SpelKeyResolver.variables(request, plan)));
+    }
+    RequestExpression condition = rule.condition();
+    if (condition != null) {
+      builder.condition(request -> condition.applies(SpelKeyResolver.variables(request, condition)));
+    }
+    return builder;
   }
 
   @Configuration(proxyBeanMethods = false)

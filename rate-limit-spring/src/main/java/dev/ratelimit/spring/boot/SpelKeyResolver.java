@@ -2,79 +2,59 @@ package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.servlet.KeyResolver;
 import dev.ratelimit.spring.AuthenticatedUser;
-import dev.ratelimit.spring.ExpressionVariables;
 import jakarta.servlet.http.HttpServletRequest;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.context.expression.BeanFactoryResolver;
-import org.springframework.expression.EvaluationException;
-import org.springframework.expression.Expression;
-import org.springframework.expression.ParseException;
-import org.springframework.expression.spel.standard.SpelExpressionParser;
-import org.springframework.expression.spel.support.StandardEvaluationContext;
 
 /**
- * A filter rule's key written as SpEL, {@code #{...}}, over {@code #request}, {@code #principal}
- * (the authenticated user's name, as in {@code @RateLimited}) and beans:
- * {@code key: "#{#request.getHeader('X-Tenant') + ':' + #request.remoteAddr}"}. Parsed once at
- * startup; a null result is a missing key.
+ * A servlet filter rule's key written as SpEL, {@code #{...}}, over {@code #request},
+ * {@code #principal} (the authenticated user's name, as in {@code @RateLimited}) and beans:
+ * {@code key: "#{#request.getHeader('X-Tenant') + ':' + #request.remoteAddr}"}. The servlet form of
+ * {@link RequestExpression}, which parses and checks it once at startup; a null result is a
+ * missing key.
  */
 final class SpelKeyResolver implements KeyResolver {
-  private static final SpelExpressionParser PARSER = new SpelExpressionParser();
-  private static final java.util.Set<String> VARIABLES = java.util.Set.of("request", "principal");
+  /** What the servlet filter's rule expressions see: the request and the user's name. */
+  static final List<String> VARIABLES = List.of("request", "principal");
 
-  private final String text;
-  private final Expression expression;
-  private final BeanFactoryResolver beans;
-  private final boolean usesPrincipal;
+  private final RequestExpression expression;
 
-  private SpelKeyResolver(String text, Expression expression, BeanFactory beanFactory) {
-    this.text = text;
+  private SpelKeyResolver(RequestExpression expression) {
     this.expression = expression;
-    this.beans = new BeanFactoryResolver(beanFactory);
-    this.usesPrincipal = text.contains("#principal");
   }
 
   static boolean isSpel(String key) {
-    return key.startsWith("#{") && key.endsWith("}");
+    return RequestExpression.isSpel(key);
   }
 
-  /** @throws IllegalArgumentException naming the expression and the parse error */
+  /** @throws IllegalArgumentException naming the expression and the parse error, or a variable that isn't there */
   static SpelKeyResolver parse(String key, BeanFactory beanFactory) {
-    String body = key.substring(2, key.length() - 1);
-    Expression expression;
     try {
-      expression = PARSER.parseExpression(body);
-    } catch (ParseException e) {
-      throw new IllegalArgumentException("key '" + key + "' is not a valid SpEL expression: " + e.getSimpleMessage(), e);
+      return new SpelKeyResolver(RequestExpression.parse("key", key, VARIABLES, beanFactory));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("key " + e.getMessage(), e);
     }
-    for (String name : ExpressionVariables.of(expression)) {
-      // an unknown variable is null on every request: every client would share the missing key's bucket
-      if (!VARIABLES.contains(name) && !ExpressionVariables.SPEL.contains(name)) {
-        throw new IllegalArgumentException("key '" + key + "' names #" + name
-            + ", which is not a variable here; the variables: #request, #principal");
-      }
-    }
-    return new SpelKeyResolver(key, expression, beanFactory);
   }
 
   @Override
   public String resolve(HttpServletRequest request) {
-    StandardEvaluationContext context = new StandardEvaluationContext();
-    context.setVariable("request", request);
-    if (usesPrincipal) {
-      context.setVariable("principal", AuthenticatedUser.name(request.getUserPrincipal()));
+    return expression.key(variables(request, expression));
+  }
+
+  /** {@code #request}, and {@code #principal} when the expression reads it (the name, as in {@code @RateLimited}). */
+  static Map<String, Object> variables(HttpServletRequest request, RequestExpression expression) {
+    Map<String, Object> variables = new HashMap<>(4);
+    variables.put("request", request);
+    if (expression.readsPrincipal()) {
+      variables.put("principal", AuthenticatedUser.name(request.getUserPrincipal()));
     }
-    context.setBeanResolver(beans);
-    try {
-      Object key = expression.getValue(context);
-      return key == null ? null : key.toString();
-    } catch (EvaluationException e) {
-      throw new IllegalArgumentException("key '" + text + "' failed: " + e.getMessage(), e);
-    }
+    return variables;
   }
 
   @Override
   public String toString() {
-    return text;
+    return expression.toString();
   }
 }

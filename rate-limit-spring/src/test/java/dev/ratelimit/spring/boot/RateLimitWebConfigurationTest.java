@@ -91,6 +91,34 @@ class RateLimitWebConfigurationTest {
   }
 
   @Test
+  void badRuleOptions_failStartupNamingTheProperty() {
+    String huge = "P".repeat(100_000);
+    String[][] cases = {
+        {"ratelimit.filter.rules[0].methods=POST,GE T", "ratelimit.filter.rules[0].methods", "'GE T' is not an HTTP method"},
+        {"ratelimit.filter.rules[0].methods=" + huge, "ratelimit.filter.rules[0].methods", "is not an HTTP method"},
+        {"ratelimit.filter.rules[0].charge-on=999", "ratelimit.filter.rules[0].charge-on=999", "'999' is not a status"},
+        {"ratelimit.filter.rules[0].charge-on=4xx,,", "ratelimit.filter.rules[0].charge-on=4xx,,", "'' is not a status"},
+        {"ratelimit.filter.rules[0].charge-on=6xx", "ratelimit.filter.rules[0].charge-on", "'6xx' is not a status"},
+        {"ratelimit.filter.rules[0].plan=pro", "ratelimit.filter.rules[0].plan=pro", "not a SpEL expression #{...}"},
+        {"ratelimit.filter.rules[0].plan=#{#request.}", "ratelimit.filter.rules[0].plan", "not a valid SpEL expression"},
+        {"ratelimit.filter.rules[0].condition=#{#user == null}", "ratelimit.filter.rules[0].condition", "names #user"},
+        {"ratelimit.filter.rules[0].condition=#{#exchange != null}", "ratelimit.filter.rules[0].condition",
+            "the variables: #"}};
+    for (String[] bad : cases) {
+      runner.withPropertyValues(bad[0]).run(context -> {
+        assertThat(context).hasFailed();
+        FailureAnalysis analysis = new RateLimitFailureAnalyzer().analyze(context.getStartupFailure());
+        assertThat(analysis).as(bad[0].substring(0, Math.min(80, bad[0].length()))).isNotNull();
+        assertThat(analysis.getDescription()).contains(bad[1]).contains(bad[2]).hasSizeLessThan(2_000);
+      });
+    }
+    runner.withPropertyValues("ratelimit.filter.rules[0].methods=post, Put", "ratelimit.filter.rules[0].charge-on=4XX,503",
+        "ratelimit.filter.rules[0].plan=#{#principal}",
+        "ratelimit.filter.rules[0].condition=#{#request.method != 'OPTIONS'}")
+        .run(context -> assertThat(context).hasNotFailed());
+  }
+
+  @Test
   void forwardedHeader_isTheOnlyOneRead_andTrustingEveryAddressNeedsTheFlag() {
     runner.withPropertyValues("ratelimit.trusted-proxies=127.0.0.1", "ratelimit.forwarded-header=x-real-ip").run(context -> {
       RateLimitFilter filter = (RateLimitFilter) context.getBean(FilterRegistrationBean.class).getFilter();

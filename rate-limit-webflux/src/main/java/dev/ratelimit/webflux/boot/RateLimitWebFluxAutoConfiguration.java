@@ -1,12 +1,13 @@
 package dev.ratelimit.webflux.boot;
 
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.spring.boot.FilterRules;
 import dev.ratelimit.spring.boot.InvalidLimitConfigurationException;
 import dev.ratelimit.spring.boot.RateLimitAutoConfiguration;
 import dev.ratelimit.spring.boot.RateLimitProperties;
 import dev.ratelimit.webflux.RateLimitExceptionHandler;
 import dev.ratelimit.webflux.RateLimitWebFilter;
-import java.util.List;
+import java.util.Locale;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -44,32 +45,8 @@ public final class RateLimitWebFluxAutoConfiguration {
   @ConditionalOnProperty(name = "ratelimit.filter.rules[0].path")
   @ConditionalOnMissingBean(name = "rateLimitWebFilter")
   RateLimitWebFilter rateLimitWebFilter(RateLimiter limiter, RateLimitProperties properties, BeanFactory beanFactory) {
-    RateLimitWebFilter.Builder builder = RateLimitWebFilter.builder().limiter(limiter).beanFactory(beanFactory);
-    String property = "ratelimit.headers";
-    try {
-      builder.headers(properties.getHeaders());
-      property = "ratelimit.forwarded-header";
-      builder.forwardedHeader(properties.getForwardedHeader());
-      if (properties.isTrustAllProxies()) {
-        builder.trustAllProxies(); // before the proxies, which it allows to cover every address
-      }
-      property = "ratelimit.trusted-proxies";
-      if (!properties.getTrustedProxies().isBlank()) {
-        builder.trustedProxies(properties.getTrustedProxies());
-      }
-      List<RateLimitProperties.Rule> rules = properties.getFilter().getRules();
-      for (int i = 0; i < rules.size(); i++) {
-        property = "ratelimit.filter.rules[" + i + "]";
-        RateLimitProperties.Rule rule = rules.get(i);
-        // checked alone first, so that an error names this rule's index
-        RateLimitWebFilter.builder().limiter(limiter).beanFactory(beanFactory)
-            .rule(rule.getPath(), rule.getLimit(), rule.getKey(), rule.getCost()).build();
-        builder.rule(rule.getPath(), rule.getLimit(), rule.getKey(), rule.getCost());
-      }
-      property = "ratelimit.filter.rules";
-      return builder.build();
-    } catch (RuntimeException e) {
-      throw new InvalidLimitConfigurationException(property + ": " + e.getMessage(), e);
-    }
+    WebFluxFilterTarget target = new WebFluxFilterTarget(limiter, beanFactory);
+    target.builder().missingKey(properties.getFilter().getMissingKey().name().toLowerCase(Locale.ROOT));
+    return FilterRules.build(properties, beanFactory, target);
   }
 }

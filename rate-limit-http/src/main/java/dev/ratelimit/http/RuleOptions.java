@@ -1,0 +1,22 @@
+package dev.ratelimit.http;
+
+import java.util.Set;
+
+/**
+ * What a rule has besides its pattern, limit, key and cost; each {@code null} when not given.
+ *
+ * @param methods the HTTP methods it applies to, upper case; {@code null}: every method
+ * @param chargeOn the statuses that keep the charge; {@code null}: every response counts
+ * @param plan the plan each request is charged under; {@code null}: the default plan
+ * @param condition whether it applies to a request; {@code null}: always
+ */
+public record RuleOptions(Set<String> methods, ChargeOn chargeOn, RequestPlan plan, RequestCondition condition) {
+  public static final RuleOptions NONE = new RuleOptions(null, null, null, null);
+
+  /** These options with each one {@code other} gives replacing this one's. */
+  public RuleOptions with(RuleOptions other) {
+    return new RuleOptions(other.methods != null ? other.methods : methods,
+        other.chargeOn != null ? other.chargeOn : chargeOn, other.plan != null ? other.plan : plan,
+        other.condition != null ? other.condition : condition);
+  }
+}

@@ -1,0 +1,166 @@
+package dev.ratelimit.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.RateLimiter;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** A rule's plan and condition, and settling {@code charge-on} rules charged without blocking. */
+class ChargesTest {
+  private final ManualClock clock = new ManualClock(1_700_000_000_000L);
+  private final RateLimiter limiter = RateLimiter.builder().clock(clock)
+      .limit("search", "fixed-window rate=2 period=1h").plan("pro", "search", "fixed-window rate=4 period=1h")
+      .limit("other", "fixed-window rate=10 period=1h").build();
+
+  /** A request with headers only. */
+  private record FakeRequest(Map<String, String> headers) implements Request {
+    @Override
+    public String method() {
+      return "GET";
+    }
+
+    @Override
+    public String path() {
+      return "/search";
+    }
+
+    @Override
+    public String header(String name) {
+      return headers.get(name);
+    }
+
+    @Override
+    public List<String> headers(String name) {
+      return headers.containsKey(name) ? List.of(headers.get(name)) : List.of();
+    }
+
+    @Override
+    public String param(String name) {
+      return null;
+    }
+
+    @Override
+    public String peerAddress() {
+      return "192.0.2.1";
+    }
+
+    @Override
+    public String principal() {
+      return null;
+    }
+
+    @Override
+    public Object unwrap() {
+      return this;
+    }
+  }
+
+  private Rule rule(String limit, RequestKey key, RuleOptions options) {
+    return Rule.of(UrlPattern.parse("/*"), limit, limiter.limits(), limiter.plans(), key, 1, options);
+  }
+
+  private static Request request(String... headers) {
+    Map<String, String> map = new java.util.HashMap<>();
+    for (int i = 0; i < headers.length; i += 2) {
+      map.put(headers[i], headers[i + 1]);
+    }
+    return new FakeRequest(map);
+  }
+
+  private int admittedOf(Rule[] rules, Request request) {
+    int admitted = 0;
+    for (int i = 0; i < 10; i++) {
+      admitted += Charges.of(rules, request, MissingKey.GLOBAL)
+          .spend(limiter, RateLimitHeaders.DEFAULT, new FakeResponse()).allowed() ? 1 : 0;
+    }
+    return admitted;
+  }
+
+  @Test
+  void plan_chargesUnderThePlanItNames_nullOrUnknownIsTheDefault() {
+    Rule[] rules = {rule("search", Keys.header("X-User"), new RuleOptions(null, null, r -> r.header("X-Plan"), null))};
+    assertThat(admittedOf(rules, request("X-User", "free"))).isEqualTo(2);
+    assertThat(admittedOf(rules, request("X-User", "paying", "X-Plan", "pro"))).isEqualTo(4);
+    assertThat(admittedOf(rules, request("X-User", "hopeful", "X-Plan", "gold"))).isEqualTo(2);
+    FakeResponse response = new FakeResponse();
+    Charges.of(rules, request("X-User", "paying-2", "X-Plan", "pro"), MissingKey.GLOBAL)
+        .spend(limiter, RateLimitHeaders.DEFAULT, response);
+    assertThat(response.headers).containsEntry("RateLimit-Policy", "\"search\";q=4;w=3600")
+        .containsEntry("X-RateLimit-Limit", "4");
+  }
+
+  @Test
+  void plan_appliesAmongSeveralRulesToo() {
+    Rule[] rules = {rule("search", Keys.header("X-User"), new RuleOptions(null, null, r -> "pro", null)),
+        rule("other", Keys.header("X-User"), RuleOptions.NONE)};
+    assertThat(admittedOf(rules, request("X-User", "ann"))).isEqualTo(4);
+    FakeResponse response = new FakeResponse();
+    Charges.of(rules, request("X-User", "bob"), MissingKey.GLOBAL).spend(limiter, RateLimitHeaders.DEFAULT, response);
+    assertThat(response.headers.get("RateLimit-Policy")).isEqualTo("\"search\";q=4;w=3600, \"other\";q=10;w=3600");
+  }
+
+  @Test
+  void conditionFalse_dropsTheRule_beforeItsKeyIsAskedFor() {
+    AtomicInteger keysAsked = new AtomicInteger();
+    RequestKey counted = r -> {
+      keysAsked.incrementAndGet();
+      return "k";
+    };
+    Rule[] rules = {rule("search", counted, new RuleOptions(null, null, null, r -> r.header("X-Internal") == null))};
+    assertThat(Charges.of(rules, request("X-Internal", "1"), MissingKey.DENY).isEmpty()).isTrue();
+    assertThat(Charges.of(rules, request("X-Internal", "1"), MissingKey.DENY).missingKey()).isNull();
+    assertThat(keysAsked).hasValue(0);
+    assertThat(Charges.of(rules, request(), MissingKey.GLOBAL).isEmpty()).isFalse();
+    assertThat(keysAsked).hasValue(1);
+    Rule[] two = {rules[0], rule("other", Keys.header("X-User"), RuleOptions.NONE)};
+    FakeResponse response = new FakeResponse();
+    Charges.of(two, request("X-Internal", "1", "X-User", "u"), MissingKey.GLOBAL)
+        .spend(limiter, RateLimitHeaders.DEFAULT, response);
+    assertThat(response.headers.get("RateLimit-Policy")).isEqualTo("\"other\";q=10;w=3600");
+    assertThat(limiter.check("search", "k", 0).remaining()).isEqualTo(2);
+  }
+
+  @Test
+  void asyncSettlement_refundsWhatDoesNotCount_once_andACancelRefunds() throws Exception {
+    Rule[] rules = {rule("search", Keys.header("X-User"), new RuleOptions(null, ChargeOn.parse("401"), null, null))};
+    Charges.Verdict ok = spendAsync(rules, "ann");
+    assertThat(limiter.check("search", "ann", 0).remaining()).isEqualTo(1);
+    ok.settlement().settle(200);
+    assertThat(limiter.check("search", "ann", 0).remaining()).isEqualTo(2);
+    ok.settlement().settle(200);
+    ok.settlement().cancel();
+    assertThat(limiter.check("search", "ann", 0).remaining()).isEqualTo(2);
+
+    Charges.Verdict failed = spendAsync(rules, "ann");
+    failed.settlement().settle(401);
+    failed.settlement().cancel();
+    assertThat(limiter.check("search", "ann", 0).remaining()).isEqualTo(1);
+
+    spendAsync(rules, "ann").settlement().cancel();
+    assertThat(limiter.check("search", "ann", 0).remaining()).isEqualTo(1);
+  }
+
+  @Test
+  void asyncSettlement_underAPlan_refundsThePlansState() throws Exception {
+    Rule[] rules = {rule("search", Keys.header("X-User"), new RuleOptions(null, ChargeOn.parse("4xx"), r -> "pro", null)),
+        rule("other", Keys.header("X-User"), RuleOptions.NONE)};
+    Charges.Verdict verdict = spendAsync(rules, "cid");
+    assertThat(limiter.check("search", "pro", "cid", 0).remaining()).isEqualTo(3);
+    verdict.settlement().settle(204);
+    assertThat(limiter.check("search", "pro", "cid", 0).remaining()).isEqualTo(4);
+    assertThat(limiter.check("other", "cid", 0).remaining()).isEqualTo(9); // no charge-on: kept
+  }
+
+  private Charges.Verdict spendAsync(Rule[] rules, String user) throws Exception {
+    Charges.Verdict verdict = Charges.of(rules, request("X-User", user), MissingKey.GLOBAL)
+        .spendAsync(limiter, RateLimitHeaders.DEFAULT, new FakeResponse()).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertThat(verdict.allowed()).isTrue();
+    assertThat(verdict.settlement()).isNotNull();
+    return verdict;
+  }
+}

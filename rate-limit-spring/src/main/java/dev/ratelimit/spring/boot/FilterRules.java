@@ -1,0 +1,172 @@
+package dev.ratelimit.spring.boot;
+
+import dev.ratelimit.http.ChargeOn;
+import dev.ratelimit.http.RuleLine;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.beans.factory.BeanFactory;
+
+/**
+ * {@code ratelimit.*} onto whichever filter the application runs (the servlet one, the WebFlux
+ * one, a gateway route's): the settings and {@code ratelimit.filter.rules}, read once, each
+ * option checked on its own, so that a bad one stops the application naming its property
+ * ({@code ratelimit.filter.rules[2].charge-on}). Each front end adapts its builder as a
+ * {@link Target}; what needs the limiter (the limit, the key, the cost) is checked by the builder.
+ */
+public final class FilterRules {
+  private FilterRules() {}
+
+  /**
+   * One rule, its options checked.
+   *
+   * @param index its place in {@code ratelimit.filter.rules}
+   * @param methods the methods as the builders take them ({@code POST,PUT}), or null: every method
+   * @param chargeOn the counting statuses as the builders take them, or null: every response counts
+   * @param plan the plan expression, or null: the default plan
+   * @param condition the condition, or null: the rule always applies
+   */
+  public record FilterRule(int index, String path, String limit, String key, double cost, String methods,
+      String chargeOn, RequestExpression plan, RequestExpression condition) {
+
+    /** {@code ratelimit.filter.rules[i]}, the rule's property, for messages. */
+    public String property() {
+      return "ratelimit.filter.rules[" + index + "]";
+    }
+  }
+
+  /** A front end's filter builder, as this fills it. */
+  public interface Target<F> {
+    /** The variables the front end's rule expressions may name ({@code request}, {@code principal}, ...). */
+    List<String> variables();
+
+    void headers(String families);
+
+    void forwardedHeader(String header);
+
+    void trustAllProxies();
+
+    void trustedProxies(String proxies);
+
+    /** Adds the rule, with its options. */
+    void rule(FilterRule rule);
+
+    /** Builds the rule alone (on the same limiter), so that its error names it. */
+    void check(FilterRule rule);
+
+    F build();
+  }
+
+  /**
+   * The filter of {@code ratelimit.filter.rules} and the settings.
+   *
+   * @throws InvalidLimitConfigurationException naming the property of the first bad value
+   */
+  public static <F> F build(RateLimitProperties properties, BeanFactory beanFactory, Target<F> target) {
+    settings(properties, target);
+    String property = "ratelimit.filter.rules";
+    try {
+      for (FilterRule rule : read(properties, target.variables(), beanFactory)) {
+        property = rule.property();
+        target.check(rule);
+        target.rule(rule);
+      }
+      property = "ratelimit.filter.rules";
+      return target.build();
+    } catch (InvalidLimitConfigurationException e) {
+      throw e; // names its property already
+    } catch (RuntimeException e) {
+      throw new InvalidLimitConfigurationException(property + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * {@code ratelimit.headers}, {@code forwarded-header}, {@code trust-all-proxies} and
+   * {@code trusted-proxies} onto a filter's builder.
+   *
+   * @throws InvalidLimitConfigurationException naming the property of a bad value
+   */
+  public static void settings(RateLimitProperties properties, Target<?> target) {
+    String property = "ratelimit.headers";
+    try {
+      target.headers(properties.getHeaders());
+      property = "ratelimit.forwarded-header";
+      target.forwardedHeader(properties.getForwardedHeader());
+      if (properties.isTrustAllProxies()) {
+        target.trustAllProxies(); // before the proxies, which it allows to cover every address
+      }
+      property = "ratelimit.trusted-proxies";
+      if (!properties.getTrustedProxies().isBlank()) {
+        target.trustedProxies(properties.getTrustedProxies());
+      }
+    } catch (RuntimeException e) {
+      throw new InvalidLimitConfigurationException(property + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * @param variables the variables the filter's expressions may name ({@code request}, {@code principal}, ...)
+   * @throws InvalidLimitConfigurationException naming the property of the first bad option
+   */
+  public static List<FilterRule> read(RateLimitProperties properties, List<String> variables, BeanFactory beanFactory) {
+    List<RateLimitProperties.Rule> rules = properties.getFilter().getRules();
+    List<FilterRule> read = new ArrayList<>(rules.size());
+    for (int i = 0; i < rules.size(); i++) {
+      RateLimitProperties.Rule rule = rules.get(i);
+      String property = "ratelimit.filter.rules[" + i + "]";
+      read.add(new FilterRule(i, rule.getPath(), rule.getLimit(), rule.getKey(), rule.getCost(),
+          methods(property + ".methods", rule.getMethods()), chargeOn(property + ".charge-on", rule.getChargeOn()),
+          expression(property + ".plan", rule.getPlan(), variables, beanFactory),
+          expression(property + ".condition", rule.getCondition(), variables, beanFactory)));
+    }
+    return read;
+  }
+  private static String methods(String property, List<String> methods) {
+    if (methods == null) {
+      return null;
+    }
+    String text = String.join(",", methods);
+    try {
+      if (methods.isEmpty()) {
+        // no method at all would be a rule that never applies: a mistake, not a wish
+        throw new IllegalArgumentException("no methods given; leave it out for every method");
+      }
+      RuleLine.methods(text);
+      return text;
+    } catch (IllegalArgumentException e) {
+      throw invalid(property, text, e);
+    }
+  }
+
+  private static String chargeOn(String property, String chargeOn) {
+    if (chargeOn == null) {
+      return null;
+    }
+    try {
+      ChargeOn.parse(chargeOn);
+      return chargeOn;
+    } catch (IllegalArgumentException e) {
+      throw invalid(property, chargeOn, e);
+    }
+  }
+
+  private static RequestExpression expression(String property, String text, List<String> variables,
+      BeanFactory beanFactory) {
+    if (text == null) {
+      return null;
+    }
+    try {
+      return RequestExpression.parse(property, text, variables, beanFactory);
+    } catch (IllegalArgumentException e) {
+      throw invalid(property, text, e);
+    }
+  }
+
+  private static InvalidLimitConfigurationException invalid(String property, String value, IllegalArgumentException e) {
+    return new InvalidLimitConfigurationException(property + "=" + shortened(value) + ": " + e.getMessage(), e);
+  }
+
+  /** A value as a message shows it: a pasted megabyte would bury the message. */
+  static String shortened(String value) {
+    return value.length() <= 200 ? value : value.substring(0, 200) + "... (" + value.length() + " characters)";
+  }
+}
