@@ -10,9 +10,9 @@ import org.springframework.context.annotation.Role;
 import org.springframework.beans.factory.config.BeanDefinition;
 
 /**
- * The aspect behind {@link RateLimited} and its advisor, imported by {@link EnableRateLimiting} and by Spring
- * Boot's auto-configuration. Every bean's annotations are checked as it is created, so a bad
- * one stops the application at startup.
+ * The aspect behind {@link RateLimited} and its advisor, imported by {@link EnableRateLimiting}
+ * and by Spring Boot's auto-configuration. Every bean's annotations are checked as it is created,
+ * so a bad one stops the application at startup.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableAspectJAutoProxy
