@@ -76,13 +76,27 @@ final class LimitedMethods {
     }
   }
 
-  private LimitedMethod read(Method method, Class<?> target) {
-    Method specific = ClassUtils.getMostSpecificMethod(method, target);
+  /**
+   * Whether a method called on an instance of {@code target} has annotations to read: the
+   * method's own, or its class's for a public method. Reflection only, no I/O, so it may run on
+   * any thread ({@link RateLimitedAdvisor} matches with it).
+   */
+  static boolean annotated(Method method, Class<?> target) {
+    return !annotations(ClassUtils.getMostSpecificMethod(method, target), target).isEmpty();
+  }
+
+  private static Set<RateLimited> annotations(Method specific, Class<?> target) {
     Set<RateLimited> annotations = new LinkedHashSet<>();
     if (Modifier.isPublic(specific.getModifiers()) && specific.getDeclaringClass() != Object.class) {
       annotations.addAll(AnnotatedElementUtils.findMergedRepeatableAnnotations(target, RateLimited.class));
     }
     annotations.addAll(AnnotatedElementUtils.findMergedRepeatableAnnotations(specific, RateLimited.class));
+    return annotations;
+  }
+
+  private LimitedMethod read(Method method, Class<?> target) {
+    Method specific = ClassUtils.getMostSpecificMethod(method, target);
+    Set<RateLimited> annotations = annotations(specific, target);
     if (annotations.isEmpty()) {
       return NONE;
     }

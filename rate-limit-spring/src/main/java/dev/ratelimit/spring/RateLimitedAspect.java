@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.aspectj.lang.ProceedingJoinPoint;
-import org.aspectj.lang.annotation.Around;
-import org.aspectj.lang.annotation.Aspect;
 import org.aspectj.lang.reflect.MethodSignature;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
@@ -23,8 +21,10 @@ import org.springframework.beans.factory.BeanFactory;
  * Enforces {@link RateLimited}: resolves the call's limits, keys and counts, and applies them all
  * or nothing before the method runs. A denial throws {@link RateLimitExceededException} (naming
  * the denying limit with the longest wait), waits for a turn, or calls the fallback.
+ *
+ * <p>Put around the annotated methods by {@link RateLimitedAdvisor}, not by an AspectJ pointcut
+ * (that class says why).
  */
-@Aspect
 public class RateLimitedAspect {
   private final RateLimiter limiter;
   private final LimitedMethods methods;
@@ -42,9 +42,7 @@ public class RateLimitedAspect {
     this.headers = headers;
   }
 
-  @Around("execution(* *(..)) && (@annotation(dev.ratelimit.spring.RateLimited)"
-      + " || @annotation(dev.ratelimit.spring.RateLimited.List) || @within(dev.ratelimit.spring.RateLimited)"
-      + " || @within(dev.ratelimit.spring.RateLimited.List))")
+  /** Limits one call of a method {@link RateLimitedAdvisor} matched. */
   public Object limit(ProceedingJoinPoint call) throws Throwable {
     Method method = ((MethodSignature) call.getSignature()).getMethod();
     LimitedMethod limited = methods.find(method, AopUtils.getTargetClass(call.getTarget()));

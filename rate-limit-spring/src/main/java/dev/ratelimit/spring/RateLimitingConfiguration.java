@@ -10,9 +10,9 @@ import org.springframework.context.annotation.Role;
 import org.springframework.beans.factory.config.BeanDefinition;
 
 /**
- * The aspect behind {@link RateLimited}, imported by {@link EnableRateLimiting} and by Spring
- * Boot's auto-configuration. Every bean's annotations are checked as it is created, so a bad
- * one stops the application at startup.
+ * The aspect behind {@link RateLimited} and its advisor, imported by {@link EnableRateLimiting}
+ * and by Spring Boot's auto-configuration. Every bean's annotations are checked as it is created,
+ * so a bad one stops the application at startup.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableAspectJAutoProxy
@@ -27,6 +27,17 @@ public class RateLimitingConfiguration {
   RateLimitedAspect rateLimitedAspect(RateLimiter limiter, LimitedMethods methods, BeanFactory beanFactory,
       ObjectProvider<ResponseHeaders> headers) {
     return new RateLimitedAspect(limiter, methods, beanFactory, headers.getIfAvailable(() -> ResponseHeaders.NONE));
+  }
+
+  /**
+   * Puts the aspect around the annotated methods. Static, and holding the aspect through a
+   * provider: advisors are created before other beans are post-processed, and the aspect's
+   * limiter and store must not be created that early.
+   */
+  @Bean
+  @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+  static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedAspect> aspect) {
+    return new RateLimitedAdvisor(aspect);
   }
 
   /** Checks each bean's annotations at startup: unknown limits, bad SpEL, missing fallbacks. */

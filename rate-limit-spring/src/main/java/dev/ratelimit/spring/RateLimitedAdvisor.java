@@ -1,0 +1,41 @@
+package dev.ratelimit.spring;
+
+import java.io.Serial;
+import java.lang.reflect.Method;
+import java.util.function.Supplier;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.aspectj.MethodInvocationProceedingJoinPoint;
+import org.springframework.aop.support.StaticMethodMatcherPointcutAdvisor;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Puts {@link RateLimitedAspect} around every method {@link LimitedMethods} finds annotations on.
+ *
+ * <p>A plain Spring advisor rather than an AspectJ {@code @Around} pointcut, because of where
+ * matching happens. Spring clears AspectJ's match cache once the context has started, so an
+ * AspectJ pointcut is matched again on a method's first call, on the caller's thread, and for
+ * {@code @within} AspectJ reads the class file from disk. In a reactive application that first
+ * call runs on an event loop: under BlockHound the read fails, Spring takes the failure for "no
+ * match" (logged at debug only) and the method runs unlimited from then on, with no decision at
+ * all. Matching here is reflection only, and static: decided once per method and proxy, with no
+ * test left for each call.
+ */
+final class RateLimitedAdvisor extends StaticMethodMatcherPointcutAdvisor {
+  @Serial
+  private static final long serialVersionUID = 1L;
+
+  RateLimitedAdvisor(ObjectProvider<RateLimitedAspect> aspect) {
+    Supplier<RateLimitedAspect> limiting = SingletonSupplier.of(aspect::getObject);
+    setClassFilter(type -> AnnotationUtils.isCandidateClass(type, RateLimited.class));
+    setAdvice((MethodInterceptor) invocation ->
+        limiting.get().limit(new MethodInvocationProceedingJoinPoint((ProxyMethodInvocation) invocation)));
+  }
+
+  @Override
+  public boolean matches(Method method, Class<?> targetClass) {
+    return LimitedMethods.annotated(method, targetClass);
+  }
+}
