@@ -1,7 +1,7 @@
 package dev.ratelimit.http;
 
 import dev.ratelimit.Limit;
-import dev.ratelimit.algorithm.SpecWriter;
+import dev.ratelimit.internal.SpecText;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -48,8 +48,8 @@ public record Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key,
     checkCost(cost);
     double largest = spec.largestCount();
     if (cost > largest) {
-      throw new IllegalArgumentException("cost " + SpecWriter.number(cost) + " is above what limit '" + limit
-          + "' can ever admit at once (" + SpecWriter.number(largest) + "): every request would be denied");
+      throw new IllegalArgumentException("cost " + SpecText.number(cost) + " is above what limit '" + limit
+          + "' can ever admit at once (" + SpecText.number(largest) + "): every request would be denied");
     }
     return new Rule(pattern, limit, spec, key, key.toString(), cost, RateLimitHeaders.policy(limit, spec), methods,
         chargeOn);

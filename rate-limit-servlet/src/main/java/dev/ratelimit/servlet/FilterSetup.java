@@ -1,12 +1,12 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.http.ChargeOn;
 import dev.ratelimit.http.ProxyHeader;
 import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.RequestKey;
 import dev.ratelimit.http.RuleSetup;
 import dev.ratelimit.http.UrlPattern;
+import dev.ratelimit.limiter.RateLimiter;
 import java.util.Objects;
 import java.util.Set;
 

@@ -1,9 +1,15 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.ratelimit.Clock;
+import dev.ratelimit.Decision;
+import dev.ratelimit.InvalidLimitSpecException;
+import dev.ratelimit.Limit;
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.contract.Concurrently;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,9 +1,11 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
 
+import dev.ratelimit.Decision;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Operation;
 import dev.ratelimit.algorithm.LimitKind;
 import dev.ratelimit.internal.Futures;
 import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.Operation;
 import dev.ratelimit.store.RateLimitStore.Charge;
 import java.util.ArrayList;
 import java.util.List;

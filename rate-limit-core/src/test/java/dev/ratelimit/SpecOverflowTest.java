@@ -1,21 +1,16 @@
-package dev.ratelimit.algorithm;
+package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.Decision;
-import dev.ratelimit.FixedWindow;
-import dev.ratelimit.InvalidLimitSpecException;
-import dev.ratelimit.Limit;
-import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.InMemoryStore;
 import java.time.Duration;
 import java.time.Instant;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Every spec value that would overflow is a spec error naming the parameter and the value
@@ -43,7 +38,7 @@ class SpecOverflowTest {
       "token-bucket rate=1 period=1d capacity=200000000 | capacity | 2.0E8",
   })
   void overflowingValue_isASpecErrorNamingTheParameterAndTheValue(String spec, String parameter, String value) {
-    assertThatThrownBy(() -> LimitSpecParser.parse(spec))
+    assertThatThrownBy(() -> SpecParser.parse(spec))
         .isInstanceOf(InvalidLimitSpecException.class)
         .hasMessageContaining(parameter).hasMessageContaining(value);
   }
@@ -54,7 +49,7 @@ class SpecOverflowTest {
     String text = parameter.equals("rate")
         ? "token-bucket rate=" + HUGE + " period=1s"
         : "token-bucket rate=1 period=1s " + parameter + "=" + HUGE;
-    assertThatThrownBy(() -> LimitSpecParser.parse(text))
+    assertThatThrownBy(() -> SpecParser.parse(text))
         .isInstanceOf(InvalidLimitSpecException.class)
         .hasMessageStartingWith("bad value '" + HUGE + "' for " + parameter);
   }

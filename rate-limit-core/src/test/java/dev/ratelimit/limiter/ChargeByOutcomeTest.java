@@ -1,7 +1,8 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.ManualClock;
 import dev.ratelimit.contract.Concurrently;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,11 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
 
+import dev.ratelimit.Decision;
+import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Operation;
 import dev.ratelimit.internal.Futures;
 import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.Operation;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 

@@ -1,9 +1,15 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
 
+import dev.ratelimit.Clock;
+import dev.ratelimit.Decision;
+import dev.ratelimit.DecisionListener;
+import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Operation;
+import dev.ratelimit.internal.SpecText;
 import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.Operation;
-import dev.ratelimit.store.RateLimitStore;
 import dev.ratelimit.store.RateLimitStore.Charge;
+import dev.ratelimit.store.RateLimitStore;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
@@ -110,7 +116,7 @@ class BoundLimit {
     }
     if (count > 0 && count < smallestCount) {
       throw new IllegalArgumentException("count " + count + " is below the smallest count above 0, "
-          + SpecNumbers.format(smallestCount) + " (1e-11 of the capacity, at least 1e-11), of limit '" + name
+          + SpecText.message(smallestCount) + " (1e-11 of the capacity, at least 1e-11), of limit '" + name
           + "': so small a count would not be charged");
     }
     if (op == Operation.RESERVE && !reservable) {
@@ -119,8 +125,8 @@ class BoundLimit {
     }
     double largest = op == Operation.RESERVE ? largestReserve : largestLimit;
     if (count > largest) {
-      throw new IllegalArgumentException("count " + SpecNumbers.format(count) + " is above "
-          + (op == Operation.RESERVE ? "capacity + maxReserved, " : "the capacity, ") + SpecNumbers.format(largest)
+      throw new IllegalArgumentException("count " + SpecText.message(count) + " is above "
+          + (op == Operation.RESERVE ? "capacity + maxReserved, " : "the capacity, ") + SpecText.message(largest)
           + ", of limit '" + name + "': it could never be admitted");
     }
   }

@@ -1,4 +1,4 @@
-package dev.ratelimit.store;
+package dev.ratelimit;
 
 /** What a store does with one request on one key. */
 public enum Operation {

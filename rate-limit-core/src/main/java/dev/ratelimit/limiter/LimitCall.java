@@ -1,4 +1,4 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
 
 import java.util.Objects;
 

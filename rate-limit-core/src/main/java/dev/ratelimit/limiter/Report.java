@@ -1,4 +1,6 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
+
+import dev.ratelimit.FailurePolicy;
 
 /**
  * What decided one operation, for the {@link DecisionListener}: the store, or a failure policy

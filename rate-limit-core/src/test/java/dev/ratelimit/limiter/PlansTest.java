@@ -1,8 +1,10 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.Limit;
+import dev.ratelimit.ManualClock;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

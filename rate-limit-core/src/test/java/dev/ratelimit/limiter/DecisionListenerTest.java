@@ -1,8 +1,14 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.Decision;
+import dev.ratelimit.DecisionListener;
+import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.Limit;
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.contract.SwitchableStore;
 import dev.ratelimit.store.InMemoryStore;
 import java.time.Duration;

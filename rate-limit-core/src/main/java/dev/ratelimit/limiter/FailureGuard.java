@@ -1,5 +1,6 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
 
+import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.internal.Futures;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;

@@ -1,11 +1,16 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
 
+import dev.ratelimit.Clock;
+import dev.ratelimit.Decision;
+import dev.ratelimit.DecisionListener;
+import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Operation;
 import dev.ratelimit.internal.LongKeys;
 import dev.ratelimit.store.InMemoryStore;
 import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.Operation;
-import dev.ratelimit.store.RateLimitStore;
 import dev.ratelimit.store.RateLimitStore.Charge;
+import dev.ratelimit.store.RateLimitStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,4 +1,4 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
 
 import java.lang.System.Logger.Level;
 import java.util.Set;

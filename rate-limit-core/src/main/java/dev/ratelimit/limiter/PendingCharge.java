@@ -1,5 +1,6 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
 
+import dev.ratelimit.Decision;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**

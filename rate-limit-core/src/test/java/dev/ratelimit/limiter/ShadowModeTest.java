@@ -1,16 +1,23 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.ratelimit.Decision;
+import dev.ratelimit.DecisionListener;
+import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.InvalidLimitSpecException;
+import dev.ratelimit.Limit;
+import dev.ratelimit.LimitMode;
+import dev.ratelimit.ManualClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /** {@code mode=shadow}: computed and charged as if enforced, never denying. */
 class ShadowModeTest {

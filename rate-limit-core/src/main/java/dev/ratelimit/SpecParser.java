@@ -1,8 +1,5 @@
-package dev.ratelimit.algorithm;
+package dev.ratelimit;
 
-import dev.ratelimit.InvalidLimitSpecException;
-import dev.ratelimit.Limit;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -10,18 +7,18 @@ import java.util.Map;
  * Reads the one limit syntax used everywhere (docs/design.md §5): {@code KIND name=value ...} or the
  * shorthand {@code RATE/PERIOD [name=value ...]} for a token bucket. Every error names the spec,
  * the bad token and what is allowed. Each kind's parameters and how they build it are the kind's
- * {@link LimitKind}'s.
+ * {@link SpecForm}'s.
  */
-public final class LimitSpecParser {
+final class SpecParser {
 
-  private LimitSpecParser() {}
+  private SpecParser() {}
 
   /**
    * Parses one spec.
    *
    * @throws InvalidLimitSpecException naming the spec, the bad token and what is allowed
    */
-  public static Limit parse(String spec) {
+  static Limit parse(String spec) {
     if (spec == null) {
       throw new InvalidLimitSpecException("limit spec is missing (null); expected e.g. \"token-bucket rate=10 period=1m\" or \"10/1m\"", null, null);
     }
@@ -32,9 +29,9 @@ public final class LimitSpecParser {
     }
     String[] tokens = text.split("\\s+");
     Map<String, String> values = new LinkedHashMap<>();
-    LimitKind kind;
+    SpecForm kind;
     if (tokens[0].contains("/") && !tokens[0].contains("=")) {
-      kind = LimitKind.named("token-bucket");
+      kind = SpecForm.named("token-bucket");
       String[] shorthand = tokens[0].split("/", -1);
       if (shorthand.length != 2 || shorthand[0].isEmpty() || shorthand[1].isEmpty()) {
         throw new InvalidLimitSpecException("bad shorthand '" + tokens[0] + "' in " + SpecParams.quote(spec)
@@ -43,10 +40,10 @@ public final class LimitSpecParser {
       values.put("rate", shorthand[0]);
       values.put("period", shorthand[1]);
     } else {
-      kind = LimitKind.named(tokens[0]);
+      kind = SpecForm.named(tokens[0]);
       if (kind == null) {
         throw new InvalidLimitSpecException("unknown limit kind '" + tokens[0] + "' in " + SpecParams.quote(spec)
-            + "; allowed: " + LimitKind.allowed() + ", or the shorthand RATE/PERIOD such as 10/1m", spec, tokens[0]);
+            + "; allowed: " + SpecForm.allowed() + ", or the shorthand RATE/PERIOD such as 10/1m", spec, tokens[0]);
       }
     }
     for (int i = 1; i < tokens.length; i++) {
@@ -73,26 +70,16 @@ public final class LimitSpecParser {
     for (String required : kind.required()) {
       if (!values.containsKey(required)) {
         throw new InvalidLimitSpecException("missing parameter '" + required + "' in " + SpecParams.quote(spec) + "; "
-            + kind.spec() + " needs " + String.join(" and ", kind.required()), spec, spec);
+            + kind.kind() + " needs " + String.join(" and ", kind.required()), spec, spec);
       }
     }
     SpecParams params = new SpecParams(spec, values);
     try {
-      return kind.build(params);
+      return kind.build().apply(params);
     } catch (InvalidLimitSpecException e) {
       throw e;
     } catch (IllegalArgumentException | IllegalStateException e) {
       throw new InvalidLimitSpecException("invalid limit spec " + SpecParams.quote(spec) + ": " + e.getMessage(), spec, spec);
     }
-  }
-
-  /**
-   * Parses a duration: {@code 250ms}, {@code 10s}, {@code 1.5s}, {@code 5m}, {@code 1h},
-   * {@code 1d} or ISO-8601 ({@code PT1M}). A bare number is an error: the unit is never guessed.
-   *
-   * @throws IllegalArgumentException naming the text and the accepted forms
-   */
-  public static Duration parseDuration(String text) {
-    return SpecParams.parseDuration(text);
   }
 }

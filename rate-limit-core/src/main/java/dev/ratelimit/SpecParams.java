@@ -1,11 +1,6 @@
-package dev.ratelimit.algorithm;
+package dev.ratelimit;
 
-import dev.ratelimit.FailurePolicy;
-import dev.ratelimit.FixedWindow;
-import dev.ratelimit.InvalidLimitSpecException;
-import dev.ratelimit.LimitMode;
-import dev.ratelimit.Quota;
-import dev.ratelimit.SlidingWindow;
+import dev.ratelimit.internal.SpecText;
 import java.math.BigDecimal;
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -22,56 +17,11 @@ import java.util.regex.Pattern;
 record SpecParams(String spec, Map<String, String> values) {
   private static final Pattern NUMBER = Pattern.compile("-?\\d+(?:\\.\\d+)?");
   private static final Pattern WHOLE = Pattern.compile("-?\\d+");
-  private static final Pattern SIMPLE_DURATION = Pattern.compile("(-?\\d+(?:\\.\\d+)?)(ms|s|m|h|d)");
   private static final Pattern OFFSET = Pattern.compile("Z|[+-]\\d{2}:\\d{2}");
-  private static final String DURATION_HELP = "use 250ms, 10s, 1.5s, 5m, 1h, 1d or ISO-8601 such as PT1M";
 
-  /**
-   * Parses a duration: {@code 250ms}, {@code 10s}, {@code 1.5s}, {@code 5m}, {@code 1h},
-   * {@code 1d} or ISO-8601 ({@code PT1M}). A bare number is an error: the unit is never guessed.
-   *
-   * @throws IllegalArgumentException naming the text and the accepted forms
-   */
+  /** See {@link SpecText#parseDuration}. */
   static Duration parseDuration(String text) {
-    if (text == null || text.isBlank()) {
-      throw new IllegalArgumentException("duration is empty; " + DURATION_HELP);
-    }
-    String value = text.strip();
-    Matcher simple = SIMPLE_DURATION.matcher(value);
-    Duration duration;
-    if (simple.matches()) {
-      BigDecimal amount = new BigDecimal(simple.group(1));
-      long unitMillis = switch (simple.group(2)) {
-        case "ms" -> 1;
-        case "s" -> 1000;
-        case "m" -> 60_000;
-        case "h" -> 3_600_000;
-        default -> 86_400_000;
-      };
-      BigDecimal millis = amount.multiply(BigDecimal.valueOf(unitMillis));
-      if (millis.stripTrailingZeros().scale() > 0) {
-        throw new IllegalArgumentException("duration '" + text + "' is not a whole number of milliseconds");
-      }
-      try {
-        duration = Duration.ofMillis(millis.longValueExact());
-      } catch (ArithmeticException e) {
-        throw new IllegalArgumentException("duration '" + text + "' is too long");
-      }
-    } else if (value.toUpperCase(Locale.ROOT).startsWith("P") || value.toUpperCase(Locale.ROOT).startsWith("-P")) {
-      try {
-        duration = Duration.parse(value);
-      } catch (DateTimeParseException e) {
-        throw new IllegalArgumentException("duration '" + text + "' is not valid ISO-8601; " + DURATION_HELP);
-      }
-    } else if (NUMBER.matcher(value).matches()) {
-      throw new IllegalArgumentException("duration '" + text + "' has no unit; " + DURATION_HELP);
-    } else {
-      throw new IllegalArgumentException("duration '" + text + "' is not valid; " + DURATION_HELP);
-    }
-    if (duration.isNegative()) {
-      throw new IllegalArgumentException("duration '" + text + "' is negative; it must be positive");
-    }
-    return duration;
+    return SpecText.parseDuration(text);
   }
 
 

@@ -1,17 +1,8 @@
-package dev.ratelimit.algorithm;
+package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.FailurePolicy;
-import dev.ratelimit.FixedWindow;
-import dev.ratelimit.Gcra;
-import dev.ratelimit.InvalidLimitSpecException;
-import dev.ratelimit.Limit;
-import dev.ratelimit.Quota;
-import dev.ratelimit.SlidingLog;
-import dev.ratelimit.SlidingWindow;
-import dev.ratelimit.TokenBucket;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -19,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-class LimitSpecParserTest {
+class SpecParserTest {
 
   @Test
   void spec_readsEveryKindOfDesignSection5() {
@@ -46,14 +37,14 @@ class LimitSpecParserTest {
 
   @Test
   void spec_readsEveryDurationForm() {
-    assertThat(LimitSpecParser.parseDuration("250ms")).isEqualTo(Duration.ofMillis(250));
-    assertThat(LimitSpecParser.parseDuration("10s")).isEqualTo(Duration.ofSeconds(10));
-    assertThat(LimitSpecParser.parseDuration("1.5s")).isEqualTo(Duration.ofMillis(1500));
-    assertThat(LimitSpecParser.parseDuration("5m")).isEqualTo(Duration.ofMinutes(5));
-    assertThat(LimitSpecParser.parseDuration("1h")).isEqualTo(Duration.ofHours(1));
-    assertThat(LimitSpecParser.parseDuration("1d")).isEqualTo(Duration.ofDays(1));
-    assertThat(LimitSpecParser.parseDuration("PT1M")).isEqualTo(Duration.ofMinutes(1));
-    assertThat(LimitSpecParser.parseDuration("PT0.25S")).isEqualTo(Duration.ofMillis(250));
+    assertThat(SpecParams.parseDuration("250ms")).isEqualTo(Duration.ofMillis(250));
+    assertThat(SpecParams.parseDuration("10s")).isEqualTo(Duration.ofSeconds(10));
+    assertThat(SpecParams.parseDuration("1.5s")).isEqualTo(Duration.ofMillis(1500));
+    assertThat(SpecParams.parseDuration("5m")).isEqualTo(Duration.ofMinutes(5));
+    assertThat(SpecParams.parseDuration("1h")).isEqualTo(Duration.ofHours(1));
+    assertThat(SpecParams.parseDuration("1d")).isEqualTo(Duration.ofDays(1));
+    assertThat(SpecParams.parseDuration("PT1M")).isEqualTo(Duration.ofMinutes(1));
+    assertThat(SpecParams.parseDuration("PT0.25S")).isEqualTo(Duration.ofMillis(250));
   }
 
   @Test

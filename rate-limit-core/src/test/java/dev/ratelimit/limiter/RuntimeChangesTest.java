@@ -1,9 +1,13 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.ratelimit.Decision;
+import dev.ratelimit.InvalidLimitSpecException;
+import dev.ratelimit.Limit;
+import dev.ratelimit.ManualClock;
 import dev.ratelimit.contract.Concurrently;
 import dev.ratelimit.store.InMemoryStore;
 import java.util.ArrayList;

@@ -1,7 +1,8 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.ManualClock;
 import dev.ratelimit.contract.SwitchableStore;
 import dev.ratelimit.store.InMemoryStore;
 import java.nio.charset.StandardCharsets;
