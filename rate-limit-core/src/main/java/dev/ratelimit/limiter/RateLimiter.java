@@ -22,9 +22,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
-import java.util.function.ToLongFunction;
 import java.util.regex.Pattern;
 
 /**
@@ -226,8 +223,8 @@ public final class RateLimiter implements AutoCloseable {
       }
       return decision;
     }
-    return retryUntil(() -> bound.apply(k, Operation.LIMIT, count, 0), Decision::allowed, Decision::retryAfterMillis,
-        clock.millis() + budget);
+    return WaitLoop.retryUntil(clock, () -> bound.apply(k, Operation.LIMIT, count, 0), Decision::allowed,
+        Decision::retryAfterMillis, clock.millis() + budget);
   }
 
   /**
@@ -244,7 +241,7 @@ public final class RateLimiter implements AutoCloseable {
       LimitCall only = calls.get(0);
       return new Decisions(calls, List.of(acquire(bound(only.limit(), only.plan()), only.key(), only.count(), maxWait)));
     }
-    return retryUntil(() -> limitAll(calls), Decisions::allowed, Decisions::retryAfterMillis,
+    return WaitLoop.retryUntil(clock, () -> limitAll(calls), Decisions::allowed, Decisions::retryAfterMillis,
         clock.millis() + maxWait.toMillis());
   }
 
@@ -256,35 +253,8 @@ public final class RateLimiter implements AutoCloseable {
       return acquireAsync(bound(only.limit(), only.plan()), only.key(), only.count(), maxWait)
           .thenApply(decision -> new Decisions(calls, List.of(decision)));
     }
-    return retryUntilAsync(() -> limitAllAsync(calls), Decisions::allowed, Decisions::retryAfterMillis,
-        clock.millis() + maxWait.toMillis());
-  }
-
-  /**
-   * The one wait loop: decides and, while denied, sleeps as long as the decision says and tries
-   * again, until the next wait would pass the deadline.
-   */
-  private <T> T retryUntil(Supplier<T> attempt, Predicate<T> allowed, ToLongFunction<T> retryAfter, long deadline)
-      throws InterruptedException {
-    for (;;) {
-      T outcome = attempt.get();
-      long wait = retryAfter.applyAsLong(outcome);
-      if (allowed.test(outcome) || wait > deadline - clock.millis()) {
-        return outcome;
-      }
-      clock.sleep(Math.max(1, wait));
-    }
-  }
-
-  /** {@link #retryUntil} without blocking: waits on {@link Clock#after}. */
-  private <T> CompletionStage<T> retryUntilAsync(Supplier<CompletionStage<T>> attempt, Predicate<T> allowed,
-      ToLongFunction<T> retryAfter, long deadline) {
-    return attempt.get().thenCompose(outcome -> {
-      long wait = retryAfter.applyAsLong(outcome);
-      return allowed.test(outcome) || wait > deadline - clock.millis()
-          ? CompletableFuture.completedFuture(outcome)
-          : clock.after(Math.max(1, wait)).thenCompose(waited -> retryUntilAsync(attempt, allowed, retryAfter, deadline));
-    });
+    return WaitLoop.retryUntilAsync(clock, () -> limitAllAsync(calls), Decisions::allowed,
+        Decisions::retryAfterMillis, clock.millis() + maxWait.toMillis());
   }
 
   /** Consumes on every limit or on none. */
@@ -294,12 +264,12 @@ public final class RateLimiter implements AutoCloseable {
 
   /** Consumes on every limit or on none. */
   public Decisions limitAll(List<LimitCall> calls) {
-    Plan plan = plan(calls);
-    if (plan.shadows != null) {
-      return plan.shadows.decide(limitAll(plan.shadows.enforced()));
+    AllOrNothing plan = plan(calls);
+    if (plan.shadows() != null) {
+      return plan.shadows().decide(limitAll(plan.shadows().enforced()));
     }
     Report report = listener == null ? null : new Report();
-    return plan.reported(plan.decisions(limitAll(plan.charges, plan.guarded(), report)), report);
+    return plan.reported(plan.decisions(limitAll(plan.charges(), plan.guarded(), report)), report);
   }
 
   /** All or nothing: on the store when it answers, else charge by charge through each limit's failure policy. */
@@ -364,18 +334,18 @@ public final class RateLimiter implements AutoCloseable {
           ? clock.after(decision.retryAfterMillis()).thenApply(done -> decision)
           : CompletableFuture.completedFuture(decision));
     }
-    return retryUntilAsync(() -> bound.applyAsync(k, Operation.LIMIT, count, 0), Decision::allowed,
+    return WaitLoop.retryUntilAsync(clock, () -> bound.applyAsync(k, Operation.LIMIT, count, 0), Decision::allowed,
         Decision::retryAfterMillis, clock.millis() + budget);
   }
 
   public CompletionStage<Decisions> limitAllAsync(List<LimitCall> calls) {
-    Plan plan = plan(calls);
-    if (plan.shadows != null) {
+    AllOrNothing plan = plan(calls);
+    if (plan.shadows() != null) {
       Shadows shadows = plan.shadows;
       return limitAllAsync(shadows.enforced()).thenCompose(shadows::decideAsync);
     }
     Report report = listener == null ? null : new Report();
-    return limitAllAsync(plan.charges, plan.guarded(), report)
+    return limitAllAsync(plan.charges(), plan.guarded(), report)
         .thenApply(perCharge -> plan.reported(plan.decisions(perCharge), report));
   }
 
@@ -601,7 +571,7 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   /** The store charges of an all-or-nothing call, and how they map back to its calls. */
-  private Plan plan(List<LimitCall> calls) {
+  private AllOrNothing plan(List<LimitCall> calls) {
     List<BoundLimit> bounds = new ArrayList<>(calls.size());
     List<Integer> sizes = new ArrayList<>(calls.size());
     List<Charge> charges = new ArrayList<>(calls.size());
@@ -614,97 +584,7 @@ public final class RateLimiter implements AutoCloseable {
       charges.addAll(own);
       shadow |= bound.shadow;
     }
-    return new Plan(calls, bounds, sizes, charges, shadow ? new Shadows(calls, bounds) : null);
-  }
-
-  /**
-   * An all-or-nothing call with shadow limits among its parts: they must never deny the others,
-   * so the enforced parts are decided all or nothing first, then each shadow part on its own, as
-   * if enforced: charged when the enforced parts admitted, only checked when they denied (an
-   * enforced all-or-nothing call would have charged none).
-   */
-  private record Shadows(List<LimitCall> calls, List<BoundLimit> bounds) {
-    List<LimitCall> enforced() {
-      List<LimitCall> enforced = new ArrayList<>(calls.size());
-      for (int i = 0; i < calls.size(); i++) {
-        if (!bounds.get(i).shadow) {
-          enforced.add(calls.get(i));
-        }
-      }
-      return enforced;
-    }
-
-    Decisions decide(Decisions enforced) {
-      Operation op = enforced.allowed() ? Operation.LIMIT : Operation.CHECK;
-      List<Decision> all = new ArrayList<>(calls.size());
-      int at = 0;
-      for (int i = 0; i < calls.size(); i++) {
-        LimitCall call = calls.get(i);
-        all.add(bounds.get(i).shadow
-            ? bounds.get(i).apply(call.key(), op, call.count(), 0)
-            : enforced.decisions().get(at++));
-      }
-      return new Decisions(calls, all);
-    }
-
-    CompletionStage<Decisions> decideAsync(Decisions enforced) {
-      Operation op = enforced.allowed() ? Operation.LIMIT : Operation.CHECK;
-      CompletionStage<List<Decision>> all = CompletableFuture.completedFuture(new ArrayList<>(calls.size()));
-      int at = 0;
-      for (int i = 0; i < calls.size(); i++) {
-        LimitCall call = calls.get(i);
-        BoundLimit bound = bounds.get(i);
-        if (bound.shadow) {
-          all = all.thenCompose(list -> bound.applyAsync(call.key(), op, call.count(), 0)
-              .thenApply(decision -> add(list, decision)));
-        } else {
-          Decision decision = enforced.decisions().get(at++);
-          all = all.thenApply(list -> add(list, decision));
-        }
-      }
-      return all.thenApply(list -> new Decisions(calls, list));
-    }
-
-    private static List<Decision> add(List<Decision> list, Decision decision) {
-      list.add(decision);
-      return list;
-    }
-  }
-
-  private record Plan(List<LimitCall> calls, List<BoundLimit> bounds, List<Integer> sizes, List<Charge> charges,
-      Shadows shadows) {
-    /** The charges on each limit's guarded space: decided by its failure policy while the store is down. */
-    List<Charge> guarded() {
-      List<Charge> guarded = new ArrayList<>(charges.size());
-      int at = 0;
-      for (int i = 0; i < bounds.size(); i++) {
-        for (int j = 0; j < sizes.get(i); j++, at++) {
-          Charge charge = charges.get(at);
-          guarded.add(new Charge(bounds.get(i).space, charge.key(), charge.count()));
-        }
-      }
-      return guarded;
-    }
-
-    /** Each call's decision to the listener, once per call, when there is one ({@code report}). */
-    Decisions reported(Decisions decisions, Report report) {
-      if (report != null) {
-        for (int i = 0; i < bounds.size(); i++) {
-          bounds.get(i).finish(calls.get(i).key(), decisions.decisions().get(i), report);
-        }
-      }
-      return decisions;
-    }
-
-    Decisions decisions(List<Decision> perCharge) {
-      List<Decision> perCall = new ArrayList<>(calls.size());
-      int at = 0;
-      for (int i = 0; i < calls.size(); i++) {
-        perCall.add(bounds.get(i).combine(perCharge.subList(at, at + sizes.get(i))));
-        at += sizes.get(i);
-      }
-      return new Decisions(calls, perCall);
-    }
+    return new AllOrNothing(calls, bounds, sizes, charges, shadow ? new ShadowParts(calls, bounds) : null);
   }
 
   /** Configures a {@link RateLimiter}. */
