@@ -341,7 +341,7 @@ public final class RateLimiter implements AutoCloseable {
   public CompletionStage<Decisions> limitAllAsync(List<LimitCall> calls) {
     AllOrNothing plan = plan(calls);
     if (plan.shadows() != null) {
-      Shadows shadows = plan.shadows;
+      ShadowParts shadows = plan.shadows();
       return limitAllAsync(shadows.enforced()).thenCompose(shadows::decideAsync);
     }
     Report report = listener == null ? null : new Report();
