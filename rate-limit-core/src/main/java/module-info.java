@@ -1,5 +1,5 @@
 /**
- * Rate limiting decisions: limits, the {@link dev.ratelimit.RateLimiter}, the store SPI and the
+ * Rate limiting decisions: limits, the {@link dev.ratelimit.limiter.RateLimiter}, the store SPI and the
  * embedded in-memory store. Everything else is internal, exported only to this project's modules:
  * what each kind of limit is ({@code algorithm}: its spec, algorithm, shard split and store
  * arguments), the helpers the stores share ({@code internal}) and the simulator's trace engine.
@@ -8,6 +8,7 @@
 module dev.ratelimit.core {
   exports dev.ratelimit;
   exports dev.ratelimit.store;
+  exports dev.ratelimit.limiter;
 
   // the simulator's trace engine: the CLI's, here because every store's contract test (in this
   // module's test-jar) replays the conformance vectors through it

@@ -1,13 +1,13 @@
 package dev.ratelimit;
 
 /**
- * Hears of every decision a {@link RateLimiter} makes, for metrics and logs, as Caffeine's
+ * Hears of every decision a {@link dev.ratelimit.limiter.RateLimiter} makes, for metrics and logs, as Caffeine's
  * {@code StatsCounter} hears of hits and misses. Set with
- * {@link RateLimiter.Builder#listener(DecisionListener)}.
+ * {@link dev.ratelimit.limiter.RateLimiter.Builder#listener(DecisionListener)}.
  *
  * <p>Called once per decision, on the thread that completes it, after the decision is made:
  * once for each {@code limit}, {@code check}, {@code reserve} (sync and async), for each
- * attempt of {@code acquire}, and once per {@link LimitCall} of {@code limitAll}. A sharded
+ * attempt of {@code acquire}, and once per {@link dev.ratelimit.limiter.LimitCall} of {@code limitAll}. A sharded
  * limit's request is reported once, however many shards it touched. Refunds and resets are not
  * decisions and are not reported. A call refused before any decision (a bad count, an unknown
  * limit) and a {@code closed} limit's call while the store is down (it throws
@@ -20,7 +20,7 @@ package dev.ratelimit;
 public interface DecisionListener {
 
   /**
-   * @param limit the limit's name; for a limit passed directly ({@link RateLimiter#limit(Limit,
+   * @param limit the limit's name; for a limit passed directly ({@link dev.ratelimit.limiter.RateLimiter#limit(Limit,
    *     String, double)}), its spec
    * @param decision the decision, as the caller gets it
    * @param fallback {@code null} when the store decided; {@link FailurePolicy#OPEN} or

@@ -1,6 +1,5 @@
 package dev.ratelimit;
 
-import dev.ratelimit.algorithm.LimitSpecParser;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -79,7 +78,7 @@ public sealed interface Limit permits TokenBucket, Gcra, FixedWindow, SlidingWin
 
   /** Parses a limit spec such as {@code "gcra rate=5 period=1s capacity=10"} or {@code "10/1m"}. */
   static Limit parse(String spec) {
-    return LimitSpecParser.parse(spec);
+    return SpecParser.parse(spec);
   }
 
   static TokenBucket tokenBucket(double rate, Duration period) {

@@ -6,7 +6,7 @@ package dev.ratelimit;
  * every caller is admitted; a would-be denial goes to the {@link DecisionListener} (its
  * {@link DecisionListener#onShadowDenial}) and to the log, at most once per limit and minute.
  * Lets a limit be rolled out, watched, then switched to enforce with
- * {@link RateLimiter#replace(String, String)}, keeping every key's state.
+ * {@link dev.ratelimit.limiter.RateLimiter#replace(String, String)}, keeping every key's state.
  */
 public enum LimitMode {
   ENFORCE,

@@ -1,6 +1,5 @@
 package dev.ratelimit;
 
-import dev.ratelimit.algorithm.SpecWriter;
 import java.time.ZoneOffset;
 import java.util.Locale;
 import java.util.Objects;

@@ -1,6 +1,5 @@
 package dev.ratelimit;
 
-import dev.ratelimit.algorithm.SpecWriter;
 import java.time.Duration;
 import java.util.Optional;
 

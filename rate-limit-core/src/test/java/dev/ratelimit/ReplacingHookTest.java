@@ -3,6 +3,7 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.InMemoryStore;
 import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.RateLimitStore;

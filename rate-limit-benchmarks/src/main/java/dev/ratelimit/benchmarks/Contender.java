@@ -66,14 +66,14 @@ public interface Contender {
   }
 
   /**
-   * rate-limit's {@link dev.ratelimit.RateLimiter} on a store: the in-memory one, or bucket4j's
+   * rate-limit's {@link dev.ratelimit.limiter.RateLimiter} on a store: the in-memory one, or bucket4j's
    * local buckets through the bridge (what letting bucket4j hold the state costs).
    */
   final class Ours implements Contender {
-    private final dev.ratelimit.RateLimiter limiter;
+    private final dev.ratelimit.limiter.RateLimiter limiter;
 
     Ours(Config config, RateLimitStore store) {
-      limiter = dev.ratelimit.RateLimiter.builder().store(store)
+      limiter = dev.ratelimit.limiter.RateLimiter.builder().store(store)
           .limit("api", dev.ratelimit.Limit.tokenBucket(config.rate(), config.period())).build();
     }
 

@@ -1,6 +1,6 @@
 package dev.ratelimit.benchmarks;
 
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.InMemoryStore;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -2,9 +2,9 @@ package dev.ratelimit.bucket4j;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
+import dev.ratelimit.Operation;
 import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.Operation;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.UninterruptibleBlockingStrategy;

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.ratelimit.Limit;
+import dev.ratelimit.Operation;
 import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.Operation;
 import io.github.bucket4j.grid.jcache.Bucket4jJCache;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.ratelimit.FailurePolicy;
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.redis.RedisServer;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.LimitCall;
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Operation;
+import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.InMemoryStore;
-import dev.ratelimit.store.Operation;
 import dev.ratelimit.store.RateLimitStore;
 import java.util.ArrayList;
 import java.util.List;

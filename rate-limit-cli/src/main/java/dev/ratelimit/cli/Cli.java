@@ -1,7 +1,7 @@
 package dev.ratelimit.cli;
 
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;

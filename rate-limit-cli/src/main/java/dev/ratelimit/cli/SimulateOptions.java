@@ -1,7 +1,7 @@
 package dev.ratelimit.cli;
 
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.InMemoryStore;
 import java.io.IOException;
 import java.nio.file.Files;

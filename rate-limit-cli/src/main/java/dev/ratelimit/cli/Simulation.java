@@ -1,10 +1,10 @@
 package dev.ratelimit.cli;
 
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
-import dev.ratelimit.trace.TraceReplayer;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.trace.TraceReplayer.Outcome;
 import dev.ratelimit.trace.TraceReplayer.Request;
+import dev.ratelimit.trace.TraceReplayer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Writer;

@@ -2,19 +2,11 @@ package dev.ratelimit.algorithm;
 
 import dev.ratelimit.FixedWindow;
 import dev.ratelimit.Limit;
-import java.util.List;
 
 /** Fixed window: each window entered adds the rate, up to the capacity. */
 final class FixedWindowKind extends LimitKind {
   FixedWindowKind() {
-    super("fixed-window", List.of("rate", "period", "capacity", "maxReserved", "shards", "start", "phase", "failure", "mode"),
-        List.of("rate", "period"));
-  }
-
-  @Override
-  Limit build(SpecParams p) {
-    return new FixedWindow(p.rate(), p.period(), p.capacity(), p.maxReserved(), p.shards(), p.start(),
-        p.randomPhase(), p.failure(), p.mode());
+    super("fixed-window");
   }
 
   @Override

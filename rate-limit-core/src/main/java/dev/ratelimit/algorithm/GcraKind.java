@@ -2,18 +2,11 @@ package dev.ratelimit.algorithm;
 
 import dev.ratelimit.Gcra;
 import dev.ratelimit.Limit;
-import java.util.List;
 
 /** GCRA: the token bucket's admissions, kept as a theoretical arrival time. */
 final class GcraKind extends LimitKind {
   GcraKind() {
-    super("gcra", List.of("rate", "period", "capacity", "maxReserved", "shards", "failure", "mode"),
-        List.of("rate", "period"));
-  }
-
-  @Override
-  Limit build(SpecParams p) {
-    return new Gcra(p.rate(), p.period(), p.capacity(), p.maxReserved(), p.shards(), p.failure(), p.mode());
+    super("gcra");
   }
 
   @Override

@@ -8,10 +8,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Everything about one kind of limit, in one place: its spec name and parameters, how a spec
- * builds it, its algorithm, its per-shard split and the arguments a remote store sends to the
- * kind's script. Every other place looks the kind up ({@link #of}) instead of switching on it;
- * adding a kind means a descriptor, its algorithm, its Lua twin and their tests.
+ * What one kind of limit does, in one place: its algorithm, its per-shard split and the arguments
+ * a remote store sends to the kind's script. Every other place looks the kind up ({@link #of})
+ * instead of switching on it. Its spec syntax (name, parameters, how a spec builds the limit) is
+ * the value's, in {@code dev.ratelimit} (the package below this one); adding a kind means its
+ * value record and spec form, a descriptor, its algorithm, its Lua twin and their tests
+ * (CONTRIBUTING.md).
  *
  * <p>Not API: core's stores and the stores of other modules (through a qualified export) reach
  * it; each kind's descriptor is package-private.
@@ -22,13 +24,9 @@ public abstract class LimitKind {
       new FixedWindowKind(), new SlidingWindowKind(), new SlidingLogKind(), new QuotaKind());
 
   private final String spec;
-  private final List<String> params;
-  private final List<String> required;
 
-  LimitKind(String spec, List<String> params, List<String> required) {
+  LimitKind(String spec) {
     this.spec = spec;
-    this.params = params;
-    this.required = required;
   }
 
   private static Map<String, LimitKind> index(LimitKind... kinds) {
@@ -58,19 +56,6 @@ public abstract class LimitKind {
   public final String spec() {
     return spec;
   }
-
-  /** The parameters a spec of this kind accepts, in the order errors list them. */
-  final List<String> params() {
-    return params;
-  }
-
-  /** The parameters a spec of this kind must give. */
-  final List<String> required() {
-    return required;
-  }
-
-  /** The limit a spec of this kind describes; bad values throw, naming the parameter. */
-  abstract Limit build(SpecParams spec);
 
   /**
    * Whether a key's state is one number and a stamp, updated in place ({@link #word}); otherwise
@@ -175,10 +160,5 @@ public abstract class LimitKind {
   @Override
   public String toString() {
     return spec;
-  }
-
-  /** {@code LimitSpecParser}'s names of the kinds, for its error messages. */
-  static String allowed() {
-    return String.join(", ", KINDS.keySet());
   }
 }

@@ -1,7 +1,7 @@
 package dev.ratelimit.algorithm;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.store.Operation;
+import dev.ratelimit.Operation;
 
 /**
  * An algorithm whose state per key is an immutable object ({@code null}: a key never seen, full),

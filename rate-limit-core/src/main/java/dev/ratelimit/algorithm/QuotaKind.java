@@ -2,17 +2,11 @@ package dev.ratelimit.algorithm;
 
 import dev.ratelimit.Limit;
 import dev.ratelimit.Quota;
-import java.util.List;
 
 /** Quota: units per calendar day, week or month at a fixed UTC offset. */
 final class QuotaKind extends LimitKind {
   QuotaKind() {
-    super("quota", List.of("rate", "cadence", "offset", "failure", "mode"), List.of("rate", "cadence"));
-  }
-
-  @Override
-  Limit build(SpecParams p) {
-    return new Quota(p.rate(), p.cadence(), p.offset(), p.failure(), p.mode());
+    super("quota");
   }
 
   @Override

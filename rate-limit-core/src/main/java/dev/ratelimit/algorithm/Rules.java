@@ -1,7 +1,7 @@
 package dev.ratelimit.algorithm;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.store.Operation;
+import dev.ratelimit.Operation;
 import dev.ratelimit.internal.Waits;
 
 /**

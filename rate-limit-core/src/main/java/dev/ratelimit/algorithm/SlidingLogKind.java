@@ -2,17 +2,11 @@ package dev.ratelimit.algorithm;
 
 import dev.ratelimit.Limit;
 import dev.ratelimit.SlidingLog;
-import java.util.List;
 
 /** Sliding log: every admitted request logged for one period; exact. */
 final class SlidingLogKind extends LimitKind {
   SlidingLogKind() {
-    super("sliding-log", List.of("rate", "period", "failure", "mode"), List.of("rate", "period"));
-  }
-
-  @Override
-  Limit build(SpecParams p) {
-    return new SlidingLog(p.rate(), p.period(), p.failure(), p.mode());
+    super("sliding-log");
   }
 
   @Override

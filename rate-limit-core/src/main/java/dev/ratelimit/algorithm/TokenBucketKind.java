@@ -2,18 +2,11 @@ package dev.ratelimit.algorithm;
 
 import dev.ratelimit.Limit;
 import dev.ratelimit.TokenBucket;
-import java.util.List;
 
 /** Token bucket: continuous refill, bursts up to the capacity. */
 final class TokenBucketKind extends LimitKind {
   TokenBucketKind() {
-    super("token-bucket", List.of("rate", "period", "capacity", "maxReserved", "shards", "failure", "mode"),
-        List.of("rate", "period"));
-  }
-
-  @Override
-  Limit build(SpecParams p) {
-    return new TokenBucket(p.rate(), p.period(), p.capacity(), p.maxReserved(), p.shards(), p.failure(), p.mode());
+    super("token-bucket");
   }
 
   @Override

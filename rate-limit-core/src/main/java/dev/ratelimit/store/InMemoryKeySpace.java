@@ -2,6 +2,7 @@ package dev.ratelimit.store;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
+import dev.ratelimit.Operation;
 
 /** The keys of one limit in an {@link InMemoryStore}. */
 abstract class InMemoryKeySpace implements KeySpace {

@@ -3,6 +3,7 @@ package dev.ratelimit.store;
 import dev.ratelimit.Clock;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
+import dev.ratelimit.Operation;
 import dev.ratelimit.algorithm.LimitKind;
 import java.util.Arrays;
 import java.util.List;

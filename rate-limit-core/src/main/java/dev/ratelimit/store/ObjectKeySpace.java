@@ -2,6 +2,7 @@ package dev.ratelimit.store;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
+import dev.ratelimit.Operation;
 import dev.ratelimit.algorithm.ObjectAlgorithm;
 import java.util.Iterator;
 import java.util.Map;

@@ -2,6 +2,7 @@ package dev.ratelimit.store;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
+import dev.ratelimit.Operation;
 import dev.ratelimit.internal.Futures;
 import java.util.ArrayList;
 import java.util.List;

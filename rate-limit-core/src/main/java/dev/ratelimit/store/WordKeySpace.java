@@ -2,6 +2,7 @@ package dev.ratelimit.store;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
+import dev.ratelimit.Operation;
 import dev.ratelimit.algorithm.LimitKind;
 import dev.ratelimit.algorithm.WordAlgorithm;
 import java.lang.invoke.MethodHandles;

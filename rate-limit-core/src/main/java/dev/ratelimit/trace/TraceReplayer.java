@@ -2,7 +2,7 @@ package dev.ratelimit.trace;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;

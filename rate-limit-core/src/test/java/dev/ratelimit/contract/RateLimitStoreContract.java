@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.Decisions;
 import dev.ratelimit.Limit;
-import dev.ratelimit.LimitCall;
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.Decisions;
+import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.RateLimitStore;
 import java.time.Duration;
 import java.util.List;

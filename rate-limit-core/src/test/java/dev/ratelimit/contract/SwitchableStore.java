@@ -2,10 +2,10 @@ package dev.ratelimit.contract;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
+import dev.ratelimit.Operation;
 import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.store.InMemoryStore;
 import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.Operation;
 import dev.ratelimit.store.RateLimitStore;
 import java.util.List;
 import java.util.Queue;

@@ -1,7 +1,7 @@
 package dev.ratelimit.contract;
 
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.RateLimitStore;
 import dev.ratelimit.trace.JsonLine;
 import dev.ratelimit.trace.TraceReplayer;

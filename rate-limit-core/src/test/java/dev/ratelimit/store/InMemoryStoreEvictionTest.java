@@ -4,16 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Operation;
 import dev.ratelimit.contract.Concurrently;
+import dev.ratelimit.limiter.RateLimiter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Eviction never gives units back (issue 12, finding 1): a key forgotten under memory pressure

@@ -3,7 +3,7 @@ package dev.ratelimit.trace;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

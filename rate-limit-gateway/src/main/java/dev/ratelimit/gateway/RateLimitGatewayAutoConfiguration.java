@@ -1,6 +1,6 @@
 package dev.ratelimit.gateway;
 
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.spring.boot.InvalidLimitConfigurationException;
 import dev.ratelimit.spring.boot.RateLimitAutoConfiguration;
 import dev.ratelimit.spring.boot.RateLimitProperties;

@@ -1,6 +1,6 @@
 package dev.ratelimit.gateway;
 
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.spring.boot.FilterRules;
 import dev.ratelimit.spring.boot.RateLimitProperties;
 import dev.ratelimit.webflux.RateLimitWebFilter;

@@ -1,9 +1,9 @@
 package dev.ratelimit.gateway;
 
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.http.NamedLimitHeaders;
 import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.Refusals;
+import dev.ratelimit.limiter.RateLimiter;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;

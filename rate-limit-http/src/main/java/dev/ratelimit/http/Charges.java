@@ -1,11 +1,11 @@
 package dev.ratelimit.http;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.Decisions;
 import dev.ratelimit.FailurePolicy;
-import dev.ratelimit.LimitCall;
-import dev.ratelimit.PendingCharge;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.Decisions;
+import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.PendingCharge;
+import dev.ratelimit.limiter.RateLimiter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;

@@ -1,9 +1,9 @@
 package dev.ratelimit.http;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.Decisions;
 import dev.ratelimit.Limit;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.Decisions;
+import dev.ratelimit.limiter.RateLimiter;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -2,8 +2,8 @@ package dev.ratelimit.http;
 
 import dev.ratelimit.Clock;
 import dev.ratelimit.Decision;
-import dev.ratelimit.Decisions;
 import dev.ratelimit.Limit;
+import dev.ratelimit.limiter.Decisions;
 import java.util.Locale;
 
 /**

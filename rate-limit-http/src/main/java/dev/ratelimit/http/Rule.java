@@ -1,7 +1,7 @@
 package dev.ratelimit.http;
 
 import dev.ratelimit.Limit;
-import dev.ratelimit.algorithm.SpecWriter;
+import dev.ratelimit.internal.SpecText;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -56,7 +56,7 @@ public record Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key,
   }
 
   /**
-   * A rule with its options, on the limiter's limits and plans ({@link dev.ratelimit.RateLimiter#plans()}):
+   * A rule with its options, on the limiter's limits and plans ({@link dev.ratelimit.limiter.RateLimiter#plans()}):
    * the headers of a request charged under a plan show that plan's policy.
    */
   public static Rule of(UrlPattern pattern, String limit, Map<String, Limit> limits,
@@ -69,8 +69,8 @@ public record Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key,
     checkCost(cost);
     double largest = spec.largestCount();
     if (cost > largest) {
-      throw new IllegalArgumentException("cost " + SpecWriter.number(cost) + " is above what limit '" + limit
-          + "' can ever admit at once (" + SpecWriter.number(largest) + "): every request would be denied");
+      throw new IllegalArgumentException("cost " + SpecText.number(cost) + " is above what limit '" + limit
+          + "' can ever admit at once (" + SpecText.number(largest) + "): every request would be denied");
     }
     Map<String, String> planPolicies = new HashMap<>();
     plans.getOrDefault(limit, Map.of()).forEach((plan, planSpec) -> planPolicies.put(plan,

@@ -1,6 +1,6 @@
 package dev.ratelimit.http;
 
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 
 /**
  * Everything a started front end needs to decide, settled and immutable: what {@link RuleSetup}

@@ -1,7 +1,7 @@
 package dev.ratelimit.http;
 
 import dev.ratelimit.Limit;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -3,7 +3,7 @@ package dev.ratelimit.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.Decisions;
 import dev.ratelimit.Limit;
-import dev.ratelimit.LimitCall;
 import dev.ratelimit.ManualClock;
+import dev.ratelimit.limiter.Decisions;
+import dev.ratelimit.limiter.LimitCall;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,8 @@
 package dev.ratelimit.redis;
 
 import dev.ratelimit.Limit;
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.limiter.RateLimiter;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.lang.System.Logger.Level;

@@ -2,9 +2,9 @@ package dev.ratelimit.redis;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
+import dev.ratelimit.Operation;
 import dev.ratelimit.algorithm.LimitKind;
 import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.Operation;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 

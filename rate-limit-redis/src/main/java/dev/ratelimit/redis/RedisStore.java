@@ -3,11 +3,11 @@ package dev.ratelimit.redis;
 import dev.ratelimit.Clock;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
-import dev.ratelimit.RateLimiter;
-import dev.ratelimit.algorithm.LimitKind;
+import dev.ratelimit.Operation;
 import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.algorithm.LimitKind;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.Operation;
 import dev.ratelimit.store.RateLimitStore;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -40,7 +40,7 @@ import java.util.concurrent.CompletableFuture;
  * }</pre>
  *
  * <p>When Redis does not answer within the command timeout (default 250 ms), or the connection is
- * down, calls fail with {@link StoreUnavailableException}; the {@link dev.ratelimit.RateLimiter}
+ * down, calls fail with {@link StoreUnavailableException}; the {@link dev.ratelimit.limiter.RateLimiter}
  * then applies each limit's failure policy ({@code open}, {@code closed} or {@code local}) until
  * Redis answers again. Lettuce reconnects by itself.
  *

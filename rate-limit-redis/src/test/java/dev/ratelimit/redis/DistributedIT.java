@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.Limit;
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.limiter.RateLimiter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

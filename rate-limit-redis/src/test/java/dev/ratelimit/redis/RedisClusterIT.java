@@ -3,12 +3,12 @@ package dev.ratelimit.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.ratelimit.Decisions;
 import dev.ratelimit.FailurePolicy;
-import dev.ratelimit.LimitCall;
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.contract.RateLimitStoreContract;
+import dev.ratelimit.limiter.Decisions;
+import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.RateLimitStore;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;

@@ -3,8 +3,8 @@ package dev.ratelimit.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.limiter.RateLimiter;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 import dev.ratelimit.FailurePolicy;
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.limiter.RateLimiter;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

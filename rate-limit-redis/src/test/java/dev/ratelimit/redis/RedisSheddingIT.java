@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Operation;
 import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.Operation;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;

@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.Decisions;
 import dev.ratelimit.FailurePolicy;
-import dev.ratelimit.LimitCall;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.Decisions;
+import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.RateLimiter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.Limit;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.Operation;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.Operation;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;

@@ -1,9 +1,9 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.RuleSettings;
 import dev.ratelimit.http.Rules;
+import dev.ratelimit.limiter.RateLimiter;
 
 /**
  * Everything a started filter needs, settled and immutable: what {@link FilterSetup} makes of

@@ -1,6 +1,5 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.http.ChargeOn;
 import dev.ratelimit.http.ProxyHeader;
 import dev.ratelimit.http.RateLimitHeaders;
@@ -8,6 +7,7 @@ import dev.ratelimit.http.RequestKey;
 import dev.ratelimit.http.RuleOptions;
 import dev.ratelimit.http.RuleSetup;
 import dev.ratelimit.http.UrlPattern;
+import dev.ratelimit.limiter.RateLimiter;
 import java.util.Objects;
 import java.util.Set;
 

@@ -1,11 +1,11 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.Decisions;
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.http.NamedLimitHeaders;
 import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.Refusals;
+import dev.ratelimit.limiter.Decisions;
+import dev.ratelimit.limiter.RateLimiter;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.entry;
 
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.contract.SwitchableStore;
 import dev.ratelimit.http.Keys;
+import dev.ratelimit.limiter.RateLimiter;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
@@ -433,8 +433,8 @@ class RateLimitFilterTest {
     assertThat(response.body()).contains("\"status\":429").contains("\"limit\":\"api\"").contains("\"retryAfter\":20");
 
     FakeHttp.Response both = new FakeHttp.Response();
-    dev.ratelimit.Decisions decisions = limiter.limitAll(dev.ratelimit.LimitCall.of("day", "k"),
-        dev.ratelimit.LimitCall.of("api", "other"));
+    dev.ratelimit.limiter.Decisions decisions = limiter.limitAll(dev.ratelimit.limiter.LimitCall.of("day", "k"),
+        dev.ratelimit.limiter.LimitCall.of("api", "other"));
     responses.headers(both.build(), java.util.List.of("day", "api"), decisions);
     assertThat(both.headers).contains(entry("RateLimit-Policy", "\"day\";q=100, \"api\";q=3;w=60"),
         entry("X-RateLimit-Remaining", "2"));

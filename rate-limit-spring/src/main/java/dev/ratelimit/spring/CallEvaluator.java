@@ -1,6 +1,6 @@
 package dev.ratelimit.spring;
 
-import dev.ratelimit.LimitCall;
+import dev.ratelimit.limiter.LimitCall;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;

@@ -9,7 +9,7 @@ import org.springframework.context.annotation.Import;
 
 /**
  * Switches on {@link RateLimited} in a plain Spring application (Spring Boot does it by itself).
- * The application defines a {@link dev.ratelimit.RateLimiter} bean; every annotation is checked
+ * The application defines a {@link dev.ratelimit.limiter.RateLimiter} bean; every annotation is checked
  * against it at startup.
  */
 @Documented

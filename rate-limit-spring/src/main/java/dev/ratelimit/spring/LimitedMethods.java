@@ -1,8 +1,8 @@
 package dev.ratelimit.spring;
 
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimitExceededException;
-import dev.ratelimit.algorithm.LimitSpecParser;
+import dev.ratelimit.internal.SpecText;
+import dev.ratelimit.limiter.RateLimiter;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
@@ -217,7 +217,7 @@ final class LimitedMethods {
 
   private static Duration maxWait(RateLimited annotation, String where) {
     try {
-      return LimitSpecParser.parseDuration(annotation.maxWait());
+      return SpecText.parseDuration(annotation.maxWait());
     } catch (IllegalArgumentException e) {
       throw new RateLimitConfigurationException("@RateLimited(name = \"" + annotation.name() + "\", maxWait = \""
           + annotation.maxWait() + "\") on " + where + ": " + e.getMessage());

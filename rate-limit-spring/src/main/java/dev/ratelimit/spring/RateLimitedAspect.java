@@ -1,11 +1,11 @@
 package dev.ratelimit.spring;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.Decisions;
-import dev.ratelimit.LimitCall;
-import dev.ratelimit.PendingCharge;
 import dev.ratelimit.RateLimitExceededException;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.Decisions;
+import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.PendingCharge;
+import dev.ratelimit.limiter.RateLimiter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Arrays;

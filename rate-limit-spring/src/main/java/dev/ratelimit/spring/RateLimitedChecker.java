@@ -14,7 +14,7 @@ import org.springframework.core.annotation.AnnotationUtils;
  * Checks every bean's {@link RateLimited} annotations at startup (unknown limits, bad SpEL, bad
  * waits, missing fallbacks), so that a bad one stops the application instead of failing its
  * first call. Beans are noted as they are created and checked once all singletons exist, when
- * the {@link dev.ratelimit.RateLimiter} is surely there.
+ * the {@link dev.ratelimit.limiter.RateLimiter} is surely there.
  */
 final class RateLimitedChecker implements BeanPostProcessor, SmartInitializingSingleton {
   private final ObjectProvider<LimitedMethods> methods;

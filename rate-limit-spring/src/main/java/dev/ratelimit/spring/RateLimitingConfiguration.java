@@ -1,13 +1,13 @@
 package dev.ratelimit.spring;
 
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.EnableAspectJAutoProxy;
 import org.springframework.context.annotation.Role;
-import org.springframework.beans.factory.config.BeanDefinition;
 
 /**
  * The aspect behind {@link RateLimited} and its advisor, imported by {@link EnableRateLimiting}

@@ -1,6 +1,6 @@
 package dev.ratelimit.spring;
 
-import dev.ratelimit.LimitCall;
+import dev.ratelimit.limiter.LimitCall;
 import java.util.List;
 import org.aspectj.lang.ProceedingJoinPoint;
 import reactor.core.publisher.Flux;

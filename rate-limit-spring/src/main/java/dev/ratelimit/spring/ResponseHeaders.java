@@ -1,7 +1,7 @@
 package dev.ratelimit.spring;
 
-import dev.ratelimit.Decisions;
-import dev.ratelimit.LimitCall;
+import dev.ratelimit.limiter.Decisions;
+import dev.ratelimit.limiter.LimitCall;
 import java.util.List;
 
 /**

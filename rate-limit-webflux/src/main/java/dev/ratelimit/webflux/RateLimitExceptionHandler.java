@@ -1,12 +1,12 @@
 package dev.ratelimit.webflux;
 
 import dev.ratelimit.RateLimitExceededException;
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.http.NamedLimitHeaders;
 import dev.ratelimit.http.Problem;
 import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.Refusals;
+import dev.ratelimit.limiter.RateLimiter;
 import org.springframework.core.Ordered;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;

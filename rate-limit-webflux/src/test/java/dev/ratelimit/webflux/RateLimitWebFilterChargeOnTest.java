@@ -3,7 +3,7 @@ package dev.ratelimit.webflux;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;

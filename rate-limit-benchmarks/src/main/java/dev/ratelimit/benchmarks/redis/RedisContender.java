@@ -2,8 +2,8 @@ package dev.ratelimit.benchmarks.redis;
 
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.Limit;
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.bucket4j.Bucket4jStore;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.redis.RedisStore;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;

@@ -2,7 +2,7 @@ package dev.ratelimit.benchmarks.spring;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.DecisionListener;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.spring.EnableRateLimiting;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.boot.DecisionCounts;

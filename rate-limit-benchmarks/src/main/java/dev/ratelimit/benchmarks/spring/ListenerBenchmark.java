@@ -1,7 +1,7 @@
 package dev.ratelimit.benchmarks.spring;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.spring.boot.DecisionCounts;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

@@ -3,7 +3,7 @@ package dev.ratelimit.servlet.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.store.InMemoryStore;
 import jakarta.servlet.DispatcherType;

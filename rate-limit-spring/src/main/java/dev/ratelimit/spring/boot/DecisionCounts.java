@@ -12,7 +12,7 @@ import java.util.function.Supplier;
 /**
  * The limiter's decisions per named limit, by outcome and by what decided (the store, or a
  * failure policy while it was down): a {@link DecisionListener} on the auto-configured
- * {@link dev.ratelimit.RateLimiter}, read by the {@code ratelimit.decisions} meters and the
+ * {@link dev.ratelimit.limiter.RateLimiter}, read by the {@code ratelimit.decisions} meters and the
  * {@code ratelimits} endpoint. Every decision counts, checks included, except the endpoint's own
  * peeks ({@link #unobserved}); limits passed directly (by spec, without a name) are not counted.
  */

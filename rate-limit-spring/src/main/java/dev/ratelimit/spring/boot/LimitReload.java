@@ -1,7 +1,7 @@
 package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.Limit;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;

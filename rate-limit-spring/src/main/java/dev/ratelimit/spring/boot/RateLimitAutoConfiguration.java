@@ -2,7 +2,7 @@ package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.Clock;
 import dev.ratelimit.DecisionListener;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.spring.RateLimitingConfiguration;
 import dev.ratelimit.store.InMemoryStore;
 import dev.ratelimit.store.RateLimitStore;

@@ -1,7 +1,7 @@
 package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.FailurePolicy;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.RateLimitStore;
 import java.util.Locale;
 import org.springframework.boot.health.contributor.Health;

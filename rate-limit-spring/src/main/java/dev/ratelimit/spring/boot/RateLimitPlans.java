@@ -1,6 +1,6 @@
 package dev.ratelimit.spring.boot;
 
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 
 /**
  * {@code ratelimit.plans.<plan>.<limit>=spec} onto the limiter's builder: a plan naming a limit

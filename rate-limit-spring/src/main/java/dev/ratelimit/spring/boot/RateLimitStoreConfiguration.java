@@ -1,7 +1,7 @@
 package dev.ratelimit.spring.boot;
 
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.bucket4j.Bucket4jStore;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.redis.RedisStore;
 import dev.ratelimit.store.RateLimitStore;
 import io.github.bucket4j.distributed.proxy.ProxyManager;

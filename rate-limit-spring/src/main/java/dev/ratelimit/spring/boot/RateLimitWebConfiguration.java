@@ -1,8 +1,8 @@
 package dev.ratelimit.spring.boot;
 
-import dev.ratelimit.Decisions;
-import dev.ratelimit.LimitCall;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.Decisions;
+import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.servlet.KeyResolver;
 import dev.ratelimit.servlet.MissingKey;
 import dev.ratelimit.servlet.RateLimitFilter;

@@ -3,16 +3,16 @@ package dev.ratelimit.spring.boot;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
 import dev.ratelimit.StoreUnavailableException;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
-import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
-import org.jspecify.annotations.Nullable;
 
 /**
  * {@code /actuator/ratelimits}: every limit with its spec, the store, and its decisions so far (counted by the limiter's listener, {@link DecisionCounts});

@@ -2,8 +2,8 @@ package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
+import dev.ratelimit.Operation;
 import dev.ratelimit.store.KeySpace;
-import dev.ratelimit.store.Operation;
 import dev.ratelimit.store.RateLimitStore;
 import java.util.ArrayList;
 import java.util.List;

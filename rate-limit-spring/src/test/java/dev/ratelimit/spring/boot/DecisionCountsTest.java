@@ -41,7 +41,7 @@ class DecisionCountsTest {
   @Test
   void shadowDenials_areCountedApart_fromTheLimitersOwnCalls() {
     DecisionCounts counts = new DecisionCounts(List.of("soft"));
-    dev.ratelimit.RateLimiter limiter = dev.ratelimit.RateLimiter.builder()
+    dev.ratelimit.limiter.RateLimiter limiter = dev.ratelimit.limiter.RateLimiter.builder()
         .limit("soft", "fixed-window rate=1 period=1h mode=shadow").listener(counts).build();
     for (int i = 0; i < 3; i++) {
       assertThat(limiter.limit("soft", "k", 1).allowed()).as("a shadow limit never denies").isTrue();

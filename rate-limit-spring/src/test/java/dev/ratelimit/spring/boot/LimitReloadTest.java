@@ -3,7 +3,7 @@ package dev.ratelimit.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.Limit;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.RateLimitExceededException;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.store.InMemoryStore;
 import dev.ratelimit.store.RateLimitStore;
@@ -79,7 +79,7 @@ class RateLimitAutoConfigurationTest {
     });
     runner.withPropertyValues("ratelimit.plans.pro.api=token-bucket rate=5 period=1m").run(context -> {
       assertThat(context).hasNotFailed();
-      dev.ratelimit.RateLimiter limiter = context.getBean(dev.ratelimit.RateLimiter.class);
+      dev.ratelimit.limiter.RateLimiter limiter = context.getBean(dev.ratelimit.limiter.RateLimiter.class);
       assertThat(limiter.limit("api", "pro", "k", 5).allowed()).isTrue();
       assertThat(limiter.limit("api", "k", 2).allowed()).as("the default plan: its own state").isTrue();
       assertThat(limiter.limit("api", "k", 1).allowed()).as("the default plan: capacity 2").isFalse();

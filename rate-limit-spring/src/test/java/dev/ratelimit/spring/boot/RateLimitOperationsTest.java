@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.RateLimitExceededException;
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.contract.SwitchableStore;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.store.InMemoryStore;
 import dev.ratelimit.store.RateLimitStore;

@@ -3,8 +3,8 @@ package dev.ratelimit.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.ManualClock;
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.contract.SwitchableStore;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.InMemoryStore;
 import java.util.List;
 import java.util.Map;

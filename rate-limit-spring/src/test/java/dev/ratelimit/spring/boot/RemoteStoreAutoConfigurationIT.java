@@ -2,8 +2,8 @@ package dev.ratelimit.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.bucket4j.Bucket4jStore;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.redis.RedisServer;
 import dev.ratelimit.redis.RedisStore;
 import io.github.bucket4j.distributed.proxy.ProxyManager;

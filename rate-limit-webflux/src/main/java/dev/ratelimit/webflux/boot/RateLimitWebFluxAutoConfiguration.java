@@ -1,6 +1,6 @@
 package dev.ratelimit.webflux.boot;
 
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.spring.boot.FilterRules;
 import dev.ratelimit.spring.boot.InvalidLimitConfigurationException;
 import dev.ratelimit.spring.boot.RateLimitAutoConfiguration;

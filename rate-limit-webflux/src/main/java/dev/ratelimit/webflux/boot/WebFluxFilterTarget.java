@@ -1,13 +1,13 @@
 package dev.ratelimit.webflux.boot;
 
-import dev.ratelimit.RateLimiter;
 import dev.ratelimit.http.Request;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.spring.boot.FilterRules;
 import dev.ratelimit.spring.boot.RequestExpression;
 import dev.ratelimit.webflux.RateLimitWebFilter;
 import java.util.HashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.web.server.ServerWebExchange;
 

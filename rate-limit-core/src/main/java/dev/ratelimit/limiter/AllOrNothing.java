@@ -1,0 +1,46 @@
+package dev.ratelimit.limiter;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.store.RateLimitStore.Charge;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * An all-or-nothing call planned: the store charges of its calls (a sharded limit has several per
+ * call), how they map back to each call, and its shadow parts, if any.
+ */
+record AllOrNothing(List<LimitCall> calls, List<BoundLimit> bounds, List<Integer> sizes, List<Charge> charges,
+    ShadowParts shadows) {
+  /** The charges on each limit's guarded space: decided by its failure policy while the store is down. */
+  List<Charge> guarded() {
+    List<Charge> guarded = new ArrayList<>(charges.size());
+    int at = 0;
+    for (int i = 0; i < bounds.size(); i++) {
+      for (int j = 0; j < sizes.get(i); j++, at++) {
+        Charge charge = charges.get(at);
+        guarded.add(new Charge(bounds.get(i).space, charge.key(), charge.count()));
+      }
+    }
+    return guarded;
+  }
+
+  /** Each call's decision to the listener, once per call, when there is one ({@code report}). */
+  Decisions reported(Decisions decisions, Report report) {
+    if (report != null) {
+      for (int i = 0; i < bounds.size(); i++) {
+        bounds.get(i).finish(calls.get(i).key(), decisions.decisions().get(i), report);
+      }
+    }
+    return decisions;
+  }
+
+  Decisions decisions(List<Decision> perCharge) {
+    List<Decision> perCall = new ArrayList<>(calls.size());
+    int at = 0;
+    for (int i = 0; i < calls.size(); i++) {
+      perCall.add(bounds.get(i).combine(perCharge.subList(at, at + sizes.get(i))));
+      at += sizes.get(i);
+    }
+    return new Decisions(calls, perCall);
+  }
+}

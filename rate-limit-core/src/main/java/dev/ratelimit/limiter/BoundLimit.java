@@ -1,0 +1,251 @@
+package dev.ratelimit.limiter;
+
+import dev.ratelimit.Clock;
+import dev.ratelimit.Decision;
+import dev.ratelimit.DecisionListener;
+import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Operation;
+import dev.ratelimit.internal.SpecText;
+import dev.ratelimit.store.KeySpace;
+import dev.ratelimit.store.RateLimitStore.Charge;
+import dev.ratelimit.store.RateLimitStore;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A limit bound to a store under its name: checks every count, then asks the store through the
+ * limit's failure policy ({@link #space}); all-or-nothing calls charge the store's own space
+ * ({@link #raw}), which the store can decide all at once.
+ */
+class BoundLimit {
+  final String name;
+  final Limit limit;
+  final KeySpace space;
+  final KeySpace raw;
+  /** The guarded space, or {@code null} when the store never fails. */
+  private final GuardedKeySpace guarded;
+  /** Who hears of each decision; {@code null}: nobody, and reporting costs nothing. */
+  private final DecisionListener listener;
+  /** The name decisions are reported under. */
+  private final String reportedName;
+  /** {@code mode=shadow}: never denies; see {@link #finish}. */
+  final boolean shadow;
+  private final ShadowLog shadowLog;
+  private final boolean reservable;
+  private final double largestLimit;
+  private final double largestReserve;
+  private final double smallestCount;
+
+  BoundLimit(Binding binding, String name, Limit limit, KeySpace previous) {
+    this(binding, name, limit, limit, previous);
+  }
+
+  /**
+   * @param stored the limit as the store keeps it (one shard's share, when sharded)
+   * @param limit the limit as declared
+   * @param previous the store space of the limit this one replaces under the same name, or
+   *     {@code null}: the store keeps its keys' state when it reads the same under both
+   */
+  BoundLimit(Binding binding, String name, Limit stored, Limit limit, KeySpace previous) {
+    this.name = name;
+    this.limit = limit;
+    this.raw = previous == null ? binding.store().bind(name, stored) : binding.store().rebind(previous, stored);
+    this.space = binding.guard(raw, limit);
+    this.guarded = space instanceof GuardedKeySpace g ? g : null;
+    this.listener = binding.listener();
+    this.reportedName = name.startsWith("~") ? limit.toString() : name;
+    this.shadow = limit.shadow();
+    this.shadowLog = shadow ? new ShadowLog(binding.clock()) : null;
+    this.reservable = limit.reservable();
+    this.largestLimit = limit.largestCount();
+    this.largestReserve = limit.largestReservation();
+    this.smallestCount = SMALLEST_COUNT * Math.max(1, limit.capacity());
+  }
+
+  /** What binding a limit needs: the store, and how to guard it. */
+  interface Binding {
+    RateLimitStore store();
+
+    /** The store's space behind the failure policy of {@code limit}. */
+    KeySpace guard(KeySpace raw, Limit limit);
+
+    /** The limiter's clock (for the shadow log's once a minute). */
+    Clock clock();
+
+    /**
+     * All or nothing: on the store when it answers ({@code raw} charges), else charge by charge
+     * through each limit's failure policy ({@code guarded}, the same charges on guarded spaces),
+     * noting that in {@code report} when there is one.
+     */
+    CompletionStage<List<Decision>> limitAllAsync(List<Charge> raw, List<Charge> guarded, Report report);
+
+    /** Who hears of each decision, or {@code null}. */
+    DecisionListener listener();
+  }
+
+  static BoundLimit bind(Binding binding, String name, Limit limit) {
+    return bind(binding, name, limit, null);
+  }
+
+  /** A limit taking the place of {@code previous} under the same name (or the first, when {@code null}). */
+  static BoundLimit bind(Binding binding, String name, Limit limit, BoundLimit previous) {
+    KeySpace before = previous == null || previous.limit.shards() != limit.shards() ? null : previous.raw;
+    return limit.shards() > 1
+        ? new ShardedLimit(binding, name, limit, before)
+        : new BoundLimit(binding, name, limit, before);
+  }
+
+  /**
+   * The smallest count above 0, as a fraction of the capacity (at least 1): ten times the
+   * float tolerance within which a level counts as reaching a request, so that a count this size
+   * is charged (a smaller one on an empty bucket would be admitted by the tolerance and take
+   * nothing, a million times over) and moves a state kept as a time on the store's timeline.
+   */
+  static final double SMALLEST_COUNT = 1e-11;
+
+  /**
+   * Refuses what can never be decided: a count that is not a finite number ≥ 0, one above what
+   * the limit can ever admit, one above 0 too small to charge, a reservation on a kind without
+   * them.
+   */
+  final void check(Operation op, double count) {
+    if (!(count >= 0) || Double.isInfinite(count)) {
+      throw new IllegalArgumentException(
+          "count must be a finite number, 0 or more, but was " + count + " (limit '" + name + "')");
+    }
+    if (count > 0 && count < smallestCount) {
+      throw new IllegalArgumentException("count " + count + " is below the smallest count above 0, "
+          + SpecText.message(smallestCount) + " (1e-11 of the capacity, at least 1e-11), of limit '" + name
+          + "': so small a count would not be charged");
+    }
+    if (op == Operation.RESERVE && !reservable) {
+      throw new UnsupportedOperationException("limit '" + name + "' is a " + limit.kind()
+          + ", which has no reservations; reserve and acquire with a wait work on token-bucket, gcra and fixed-window");
+    }
+    double largest = op == Operation.RESERVE ? largestReserve : largestLimit;
+    if (count > largest) {
+      throw new IllegalArgumentException("count " + SpecText.message(count) + " is above "
+          + (op == Operation.RESERVE ? "capacity + maxReserved, " : "the capacity, ") + SpecText.message(largest)
+          + ", of limit '" + name + "': it could never be admitted");
+    }
+  }
+
+  /** One request's decision, reported to the listener once, however many store calls it took. */
+  final Decision apply(String key, Operation op, double count, long maxWait) {
+    check(op, count);
+    if (listener == null) {
+      Decision decision = decide(key, op, count, maxWait, null);
+      return shadow ? finish(key, decision, null) : decision;
+    }
+    Report report = new Report();
+    return finish(key, decide(key, op, count, maxWait, report), report);
+  }
+
+  final CompletionStage<Decision> applyAsync(String key, Operation op, double count, long maxWait) {
+    check(op, count);
+    if (listener == null) {
+      CompletionStage<Decision> decision = decideAsync(key, op, count, maxWait, null);
+      return shadow ? decision.thenApply(d -> finish(key, d, null)) : decision;
+    }
+    Report report = new Report();
+    return decideAsync(key, op, count, maxWait, report).thenApply(decision -> finish(key, decision, report));
+  }
+
+  /**
+   * Takes {@code count} units up front (a {@code limit}), to be settled on the outcome; knows
+   * whether units were really taken (not by a shadow limit's would-be denial, nor by the
+   * {@code open} policy while the store is down).
+   */
+  final PendingCharge charge(String key, double count) {
+    check(Operation.LIMIT, count);
+    Report report = new Report();
+    Decision decision = decide(key, Operation.LIMIT, count, 0, report);
+    boolean taken = decision.allowed() && report.fallback(policy()) != FailurePolicy.OPEN;
+    return new PendingCharge(this, key, count, finish(key, decision, listener == null ? null : report), taken);
+  }
+
+  /** The decision on the store, or by the failure policy (noted in {@code report}, if any). */
+  Decision decide(String key, Operation op, double count, long maxWait, Report report) {
+    return guarded != null ? guarded.apply(key, op, count, maxWait, report) : space.apply(key, op, count, maxWait);
+  }
+
+  CompletionStage<Decision> decideAsync(String key, Operation op, double count, long maxWait, Report report) {
+    return on(key, op, count, maxWait, report);
+  }
+
+  /** One request on one key of the guarded space, noting a policy decision in {@code report}. */
+  final CompletionStage<Decision> on(String key, Operation op, double count, long maxWait, Report report) {
+    return guarded != null
+        ? guarded.applyAsync(key, op, count, maxWait, report)
+        : space.applyAsync(key, op, count, maxWait);
+  }
+
+  /**
+   * The decision as the caller gets it: a shadow limit's would-be denial (or wait) becomes an
+   * admission, logged at most once a minute; then tells the listener, if any. A listener that
+   * throws changes no decision.
+   */
+  final Decision finish(String key, Decision decision, Report report) {
+    boolean shadowDenied = shadow && (!decision.allowed() || decision.retryAfterMillis() > 0);
+    Decision given = decision;
+    if (shadowDenied) {
+      given = new Decision(true, decision.remaining(), decision.limit(), 0, decision.resetAfterMillis());
+      shadowLog.wouldDeny(reportedName, key, decision);
+    }
+    if (listener != null) {
+      try {
+        listener.onDecision(reportedName, given, report == null ? null : report.fallback(policy()), shadowDenied);
+      } catch (RuntimeException e) {
+        ListenerFailures.ignored(e);
+      }
+    }
+    return given;
+  }
+
+  /** The failure policy around this limit's store, or {@code null} when the store never fails. */
+  final FailurePolicy policy() {
+    return guarded != null ? guarded.policy() : null;
+  }
+
+  void reset(String key) {
+    space.reset(key);
+  }
+
+  CompletionStage<Void> resetAsync(String key) {
+    return space.resetAsync(key);
+  }
+
+  Decision refund(String key, double count) {
+    checkRefund(count);
+    return space.refund(key, count);
+  }
+
+  CompletionStage<Decision> refundAsync(String key, double count) {
+    checkRefund(count);
+    return space.refundAsync(key, count);
+  }
+
+  final void checkRefund(double count) {
+    if (!(count >= 0) || Double.isInfinite(count)) {
+      throw new IllegalArgumentException(
+          "refund count must be a finite number, 0 or more, but was " + count + " (limit '" + name + "')");
+    }
+  }
+
+  /** The store charges for one part of an all-or-nothing call. */
+  List<Charge> charges(String key, double count) {
+    check(Operation.LIMIT, count);
+    return List.of(new Charge(raw, key, count));
+  }
+
+  /** This call's decision from the decisions of its charges. */
+  Decision combine(List<Decision> decisions) {
+    return decisions.get(0);
+  }
+
+  @Override
+  public String toString() {
+    return name + " = " + limit;
+  }
+}

@@ -1,0 +1,703 @@
+package dev.ratelimit.limiter;
+
+import dev.ratelimit.Clock;
+import dev.ratelimit.Decision;
+import dev.ratelimit.DecisionListener;
+import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.Limit;
+import dev.ratelimit.Operation;
+import dev.ratelimit.internal.LongKeys;
+import dev.ratelimit.store.InMemoryStore;
+import dev.ratelimit.store.KeySpace;
+import dev.ratelimit.store.RateLimitStore.Charge;
+import dev.ratelimit.store.RateLimitStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+
+/**
+ * Decisions on named limits, per key. Thread-safe; build one per application.
+ *
+ * <pre>{@code
+ * RateLimiter limiter = RateLimiter.builder()
+ *     .limit("api", "token-bucket rate=100 period=1m")
+ *     .limit("login", "fixed-window rate=5 period=15m")
+ *     .build();                                  // in-memory store, system clock
+ *
+ * Decision decision = limiter.limit("api", clientAddress, 1);
+ * if (!decision.allowed()) { ... decision.retryAfter() ... }
+ * }</pre>
+ *
+ * <p>The key may be empty: one global bucket for the limit. A count must be a finite number, 0 or
+ * more, and within what the limit could ever admit; anything else is an
+ * {@link IllegalArgumentException} naming the limit, the count and the bound.
+ */
+public final class RateLimiter implements AutoCloseable {
+  private static final Pattern NAME = Pattern.compile("[a-z0-9-]+");
+
+  private final Clock clock;
+  private final RateLimitStore store;
+  private final FailurePolicy storeFailure;
+  private final StoreHealth health;
+  private final FailureGuard guard;
+  /** {@code null} when nobody listens: then reporting is one null check per decision. */
+  private final DecisionListener listener;
+  /** Where limits with the {@code local} policy decide while the store is down; made on first need. */
+  private volatile InMemoryStore localStore;
+  /**
+   * Looked up on every call: plain hash maps, never changed after construction; what changes at
+   * runtime is each slot's one volatile reference ({@link #replace}).
+   */
+  private final Map<String, Slot> named;
+  /** Limit name → plan name → slot, for the names that have plans. */
+  private final Map<String, Map<String, Slot>> plans;
+  private final UnknownPlans unknownPlans = new UnknownPlans();
+  private final Map<Limit, BoundLimit> adHoc = new ConcurrentHashMap<>();
+
+  private RateLimiter(Builder builder) {
+    this.clock = builder.clock;
+    this.store = builder.store != null ? builder.store : new InMemoryStore(clock);
+    this.storeFailure = builder.storeFailure;
+    this.health = new StoreHealth(clock, builder.storeRetry.toMillis());
+    this.guard = new FailureGuard(health);
+    this.listener = builder.listener;
+    Map<String, Slot> slots = new LinkedHashMap<>();
+    builder.limits.forEach((name, limit) -> slots.put(name, new Slot(name, BoundLimit.bind(binding(), name, limit))));
+    this.named = slots; // never changed after construction
+    Map<String, Map<String, Slot>> byName = new HashMap<>();
+    builder.plans.forEach((plan, specs) -> specs.forEach((name, limit) -> {
+      if (!slots.containsKey(name)) {
+        throw new IllegalStateException("plan '" + plan + "' names limit '" + name
+            + "', which has no default spec; add limit(\"" + name + "\", spec) first");
+      }
+      String stored = Slot.storeName(name, plan);
+      byName.computeIfAbsent(name, n -> new LinkedHashMap<>())
+          .put(plan, new Slot(stored, BoundLimit.bind(binding(), stored, limit)));
+    }));
+    this.plans = Collections.unmodifiableMap(byName);
+  }
+
+  /**
+   * The limit in force for one name and plan: one volatile reference to an immutable
+   * {@link BoundLimit}, read once per call, so a call sees the old limit or the new one, never a
+   * mix.
+   */
+  private static final class Slot {
+    /** What the store keys this slot's state by: the name, or {@code name@plan} for a plan. */
+    final String storeName;
+    volatile BoundLimit bound;
+
+    Slot(String storeName, BoundLimit bound) {
+      this.storeName = storeName;
+      this.bound = bound;
+    }
+
+    static String storeName(String name, String plan) {
+      return name + '@' + plan;
+    }
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Consumes one unit if admitted; a denial changes nothing. */
+  public Decision limit(String name, String key) {
+    return limit(name, key, 1);
+  }
+
+  /** Consumes {@code count} units if admitted; a denial changes nothing. */
+  public Decision limit(String name, String key, double count) {
+    return bound(name).apply(key(key), Operation.LIMIT, count, 0);
+  }
+
+  /**
+   * {@link #limit(String, String, double)} under a plan's spec of the limit: {@code null}, or a
+   * plan not configured for this limit, is the default plan (an unknown plan is logged once).
+   */
+  public Decision limit(String name, String plan, String key, double count) {
+    return bound(name, plan).apply(key(key), Operation.LIMIT, count, 0);
+  }
+
+  /**
+   * Takes {@code count} units now, to be kept or given back once the outcome is known
+   * ({@link PendingCharge#settle}): charging by outcome, exact under concurrency.
+   */
+  public PendingCharge charge(String name, String key, double count) {
+    return bound(name).charge(key(key), count);
+  }
+
+  /** {@link #charge(String, String, double)} under a plan's spec. */
+  public PendingCharge charge(String name, String plan, String key, double count) {
+    return bound(name, plan).charge(key(key), count);
+  }
+
+  /** {@link #check(String, String, double)} under a plan's spec. */
+  public Decision check(String name, String plan, String key, double count) {
+    return bound(name, plan).apply(key(key), Operation.CHECK, count, 0);
+  }
+
+  /** {@link #reserve(String, String, double)} under a plan's spec. */
+  public Decision reserve(String name, String plan, String key, double count) {
+    return bound(name, plan).apply(key(key), Operation.RESERVE, count, Long.MAX_VALUE);
+  }
+
+  /** {@link #refund(String, String, double)} under a plan's spec. */
+  public Decision refund(String name, String plan, String key, double count) {
+    return bound(name, plan).refund(key(key), count);
+  }
+
+  /** {@link #acquire(String, String, double, Duration)} under a plan's spec. */
+  public Decision acquire(String name, String plan, String key, double count, Duration maxWait)
+      throws InterruptedException {
+    return acquire(bound(name, plan), key, count, maxWait);
+  }
+
+  public CompletionStage<Decision> limitAsync(String name, String plan, String key, double count) {
+    return bound(name, plan).applyAsync(key(key), Operation.LIMIT, count, 0);
+  }
+
+  public CompletionStage<Decision> checkAsync(String name, String plan, String key, double count) {
+    return bound(name, plan).applyAsync(key(key), Operation.CHECK, count, 0);
+  }
+
+  public CompletionStage<Decision> reserveAsync(String name, String plan, String key, double count) {
+    return bound(name, plan).applyAsync(key(key), Operation.RESERVE, count, Long.MAX_VALUE);
+  }
+
+  public CompletionStage<Decision> refundAsync(String name, String plan, String key, double count) {
+    return bound(name, plan).refundAsync(key(key), count);
+  }
+
+  public CompletionStage<Decision> acquireAsync(String name, String plan, String key, double count, Duration maxWait) {
+    return acquireAsync(bound(name, plan), key, count, maxWait);
+  }
+
+  /** The decision {@link #limit} would make, consuming nothing. */
+  public Decision check(String name, String key, double count) {
+    return bound(name).apply(key(key), Operation.CHECK, count, 0);
+  }
+
+  /**
+   * Consumes now, even into debt down to the limit's {@code maxReserved}; the decision's
+   * {@code retryAfter} is how long to wait before doing the work. Token bucket, GCRA and fixed
+   * window only.
+   */
+  public Decision reserve(String name, String key, double count) {
+    return bound(name).apply(key(key), Operation.RESERVE, count, Long.MAX_VALUE);
+  }
+
+  /**
+   * Waits for its turn, at most {@code maxWait}: reserves and sleeps until the reservation is
+   * due, or gives up at once, consuming nothing, when the wait would be longer. Kinds without
+   * reservations retry when the decision says, until {@code maxWait} is spent.
+   *
+   * @return the admitting decision, or the denial when the wait would exceed {@code maxWait}
+   * @throws InterruptedException if interrupted while waiting; the reservation is given back
+   */
+  public Decision acquire(String name, String key, double count, Duration maxWait) throws InterruptedException {
+    return acquire(bound(name), key, count, maxWait);
+  }
+
+  private Decision acquire(BoundLimit bound, String key, double count, Duration maxWait) throws InterruptedException {
+    String k = key(key);
+    long budget = maxWait.toMillis();
+    if (bound.limit.reservable()) {
+      Decision decision = bound.apply(k, Operation.RESERVE, count, budget);
+      if (decision.allowed() && decision.retryAfterMillis() > 0) {
+        try {
+          clock.sleep(decision.retryAfterMillis());
+        } catch (InterruptedException e) {
+          bound.refund(k, count);
+          throw e;
+        }
+      }
+      return decision;
+    }
+    return WaitLoop.retryUntil(clock, () -> bound.apply(k, Operation.LIMIT, count, 0), Decision::allowed,
+        Decision::retryAfterMillis, clock.millis() + budget);
+  }
+
+  /**
+   * {@link #acquire} on several limits at once, all or nothing: one call acquires; several are
+   * tried together and, while denied, again when the decisions say, until {@code maxWait} is
+   * spent.
+   *
+   * @return the admitting decisions, or the denials when the wait would exceed {@code maxWait}
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public Decisions acquireAll(List<LimitCall> calls, Duration maxWait) throws InterruptedException {
+    Objects.requireNonNull(maxWait, "maxWait");
+    if (calls.size() == 1) {
+      LimitCall only = calls.get(0);
+      return new Decisions(calls, List.of(acquire(bound(only.limit(), only.plan()), only.key(), only.count(), maxWait)));
+    }
+    return WaitLoop.retryUntil(clock, () -> limitAll(calls), Decisions::allowed, Decisions::retryAfterMillis,
+        clock.millis() + maxWait.toMillis());
+  }
+
+  /** {@link #acquireAll} without blocking a thread: completes when the turn has come. */
+  public CompletionStage<Decisions> acquireAllAsync(List<LimitCall> calls, Duration maxWait) {
+    Objects.requireNonNull(maxWait, "maxWait");
+    if (calls.size() == 1) {
+      LimitCall only = calls.get(0);
+      return acquireAsync(bound(only.limit(), only.plan()), only.key(), only.count(), maxWait)
+          .thenApply(decision -> new Decisions(calls, List.of(decision)));
+    }
+    return WaitLoop.retryUntilAsync(clock, () -> limitAllAsync(calls), Decisions::allowed,
+        Decisions::retryAfterMillis, clock.millis() + maxWait.toMillis());
+  }
+
+  /** Consumes on every limit or on none. */
+  public Decisions limitAll(LimitCall... calls) {
+    return limitAll(List.of(calls));
+  }
+
+  /** Consumes on every limit or on none. */
+  public Decisions limitAll(List<LimitCall> calls) {
+    AllOrNothing plan = plan(calls);
+    if (plan.shadows() != null) {
+      return plan.shadows().decide(limitAll(plan.shadows().enforced()));
+    }
+    Report report = listener == null ? null : new Report();
+    return plan.reported(plan.decisions(limitAll(plan.charges(), plan.guarded(), report)), report);
+  }
+
+  /** All or nothing: on the store when it answers, else charge by charge through each limit's failure policy. */
+  private List<Decision> limitAll(List<Charge> raw, List<Charge> guarded, Report report) {
+    return guard.call(() -> store.limitAll(raw), () -> {
+      if (report != null) {
+        report.allFellBack = true;
+      }
+      return RateLimitStore.limitInOrder(guarded);
+    });
+  }
+
+  /** {@link #limitAll(List, List, Report)} for stores that answer later. */
+  private CompletionStage<List<Decision>> limitAllAsync(List<Charge> raw, List<Charge> guarded, Report report) {
+    return guard.callAsync(() -> store.limitAllAsync(raw), () -> {
+      if (report != null) {
+        report.allFellBack = true;
+      }
+      return RateLimitStore.limitInOrderAsync(guarded);
+    });
+  }
+
+  /** Forgets the key, under every plan: it is full again. */
+  public void reset(String name, String key) {
+    bound(name).reset(key(key));
+    for (Slot plan : plans.getOrDefault(name, Map.of()).values()) {
+      plan.bound.reset(key);
+    }
+  }
+
+  /**
+   * Gives back units that were taken but not used, never above the capacity.
+   *
+   * @return the key's state afterwards (a check for 0 units)
+   */
+  public Decision refund(String name, String key, double count) {
+    return bound(name).refund(key(key), count);
+  }
+
+  public CompletionStage<Decision> limitAsync(String name, String key, double count) {
+    return bound(name).applyAsync(key(key), Operation.LIMIT, count, 0);
+  }
+
+  public CompletionStage<Decision> checkAsync(String name, String key, double count) {
+    return bound(name).applyAsync(key(key), Operation.CHECK, count, 0);
+  }
+
+  public CompletionStage<Decision> reserveAsync(String name, String key, double count) {
+    return bound(name).applyAsync(key(key), Operation.RESERVE, count, Long.MAX_VALUE);
+  }
+
+  /** {@link #acquire} without blocking a thread: completes when the turn has come. */
+  public CompletionStage<Decision> acquireAsync(String name, String key, double count, Duration maxWait) {
+    return acquireAsync(bound(name), key, count, maxWait);
+  }
+
+  private CompletionStage<Decision> acquireAsync(BoundLimit bound, String key, double count, Duration maxWait) {
+    String k = key(key);
+    long budget = maxWait.toMillis();
+    if (bound.limit.reservable()) {
+      return bound.applyAsync(k, Operation.RESERVE, count, budget).thenCompose(decision -> decision.allowed()
+          ? clock.after(decision.retryAfterMillis()).thenApply(done -> decision)
+          : CompletableFuture.completedFuture(decision));
+    }
+    return WaitLoop.retryUntilAsync(clock, () -> bound.applyAsync(k, Operation.LIMIT, count, 0), Decision::allowed,
+        Decision::retryAfterMillis, clock.millis() + budget);
+  }
+
+  public CompletionStage<Decisions> limitAllAsync(List<LimitCall> calls) {
+    AllOrNothing plan = plan(calls);
+    if (plan.shadows() != null) {
+      ShadowParts shadows = plan.shadows();
+      return limitAllAsync(shadows.enforced()).thenCompose(shadows::decideAsync);
+    }
+    Report report = listener == null ? null : new Report();
+    return limitAllAsync(plan.charges(), plan.guarded(), report)
+        .thenApply(perCharge -> plan.reported(plan.decisions(perCharge), report));
+  }
+
+  /** {@link #reset} without blocking, under every plan. */
+  public CompletionStage<Void> resetAsync(String name, String key) {
+    CompletionStage<Void> done = bound(name).resetAsync(key(key));
+    for (Slot plan : plans.getOrDefault(name, Map.of()).values()) {
+      done = done.thenCompose(ignored -> plan.bound.resetAsync(key));
+    }
+    return done;
+  }
+
+  public CompletionStage<Decision> refundAsync(String name, String key, double count) {
+    return bound(name).refundAsync(key(key), count);
+  }
+
+  /** {@link #limit(String, String, double)} on a limit that has no name: equal limits share state. */
+  public Decision limit(Limit limit, String key, double count) {
+    return adHoc(limit).apply(key(key), Operation.LIMIT, count, 0);
+  }
+
+  public Decision check(Limit limit, String key, double count) {
+    return adHoc(limit).apply(key(key), Operation.CHECK, count, 0);
+  }
+
+  public Decision reserve(Limit limit, String key, double count) {
+    return adHoc(limit).apply(key(key), Operation.RESERVE, count, Long.MAX_VALUE);
+  }
+
+  public void reset(Limit limit, String key) {
+    adHoc(limit).reset(key(key));
+  }
+
+  /** The named limits in force (default plan), in the order they were added. */
+  public Map<String, Limit> limits() {
+    Map<String, Limit> limits = new LinkedHashMap<>();
+    named.forEach((name, slot) -> limits.put(name, slot.bound.limit));
+    return Collections.unmodifiableMap(limits);
+  }
+
+  /** The plans' limits in force: limit name → plan name → limit (the default plan aside). */
+  public Map<String, Map<String, Limit>> plans() {
+    Map<String, Map<String, Limit>> all = new LinkedHashMap<>();
+    named.keySet().forEach(name -> {
+      Map<String, Slot> own = plans.get(name);
+      if (own != null) {
+        Map<String, Limit> specs = new LinkedHashMap<>();
+        own.forEach((plan, slot) -> specs.put(plan, slot.bound.limit));
+        all.put(name, Collections.unmodifiableMap(specs));
+      }
+    });
+    return Collections.unmodifiableMap(all);
+  }
+
+  /**
+   * Puts {@code spec} in force for a named limit's default plan while the limiter serves.
+   *
+   * @return the limit it replaced
+   * @throws InvalidLimitSpecException for a bad spec; nothing changes
+   * @see #replace(String, String, Limit)
+   */
+  public Limit replace(String name, String spec) {
+    return replace(name, null, Limit.parse(spec));
+  }
+
+  /** {@link #replace(String, String, Limit)} on the default plan. */
+  public Limit replace(String name, Limit limit) {
+    return replace(name, null, limit);
+  }
+
+  /**
+   * Puts {@code limit} in force for a named limit under {@code plan} ({@code null}: the default
+   * plan) while the limiter serves. Each call reads the limit once, so it is decided wholly by
+   * the old limit or wholly by the new. Keys keep their state when it reads the same under both
+   * (only {@code mode} or {@code failure} changed); any other change starts every key fresh
+   * (DESIGN.md §2.7).
+   *
+   * @return the limit it replaced
+   * @throws IllegalArgumentException for an unknown limit or a plan not configured for it
+   * @throws StoreUnavailableException when a store that shares changes between nodes can't take
+   *     it (Redis with synced limits, DESIGN.md §4.3.2); nothing changes
+   */
+  public Limit replace(String name, String plan, Limit limit) {
+    Objects.requireNonNull(limit, "limit");
+    Slot slot = slot(name, plan);
+    synchronized (slot) { // replacements of one slot in order; decisions never wait on this
+      // first: a shared store tells the other nodes, or refuses before rebind moves any state
+      store.replacing(name, plan, limit);
+      BoundLimit previous = slot.bound;
+      slot.bound = BoundLimit.bind(binding(), slot.storeName, limit, previous);
+      return previous.limit;
+    }
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+
+  /**
+   * Whether the store answers. While it doesn't, every limit follows its failure policy:
+   * {@code open} admits, {@code closed} throws {@link StoreUnavailableException}, {@code local}
+   * decides on an in-memory store. For health checks and metrics.
+   */
+  public boolean storeAvailable() {
+    return health.available();
+  }
+
+  public RateLimitStore store() {
+    return store;
+  }
+
+  /** Closes the store. */
+  @Override
+  public void close() {
+    store.close();
+  }
+
+  private BoundLimit bound(String name) {
+    Slot slot = named.get(name);
+    if (slot == null) {
+      throw unknownLimit(name);
+    }
+    return slot.bound;
+  }
+
+  /** The limit in force under a plan; an unknown plan is the default one, logged once. */
+  private BoundLimit bound(String name, String plan) {
+    if (plan == null) {
+      return bound(name);
+    }
+    Map<String, Slot> own = plans.get(name);
+    Slot slot = own == null ? null : own.get(plan);
+    if (slot == null) {
+      BoundLimit fallback = bound(name);
+      unknownPlans.seen(name, plan);
+      return fallback;
+    }
+    return slot.bound;
+  }
+
+  /** The slot to replace: a plan must be configured. */
+  private Slot slot(String name, String plan) {
+    Slot slot = named.get(name);
+    if (slot == null) {
+      throw unknownLimit(name);
+    }
+    if (plan == null) {
+      return slot;
+    }
+    Slot planned = plans.getOrDefault(name, Map.of()).get(plan);
+    if (planned == null) {
+      throw new IllegalArgumentException("limit '" + name + "' has no plan '" + plan + "'; its plans: "
+          + (plans.containsKey(name) ? String.join(", ", plans.get(name).keySet()) : "none"));
+    }
+    return planned;
+  }
+
+  private IllegalArgumentException unknownLimit(String name) {
+    return new IllegalArgumentException("unknown limit '" + name + "'; configured limits: "
+        + (named.isEmpty() ? "none" : String.join(", ", named.keySet())));
+  }
+
+  private BoundLimit adHoc(Limit limit) {
+    Objects.requireNonNull(limit, "limit");
+    // a name no configured limit can have (names are kebab-case), so ad-hoc state never collides
+    return adHoc.computeIfAbsent(limit, l -> BoundLimit.bind(binding(), "~" + l, l));
+  }
+
+  /** Binds limits to the store, behind their failure policies. */
+  private BoundLimit.Binding binding() {
+    return new BoundLimit.Binding() {
+      @Override
+      public RateLimitStore store() {
+        return store;
+      }
+
+      @Override
+      public CompletionStage<List<Decision>> limitAllAsync(List<Charge> raw, List<Charge> guarded, Report report) {
+        return RateLimiter.this.limitAllAsync(raw, guarded, report);
+      }
+
+      @Override
+      public DecisionListener listener() {
+        return listener;
+      }
+
+      @Override
+      public Clock clock() {
+        return clock;
+      }
+
+      @Override
+      public KeySpace guard(KeySpace raw, Limit limit) {
+        if (!store.canFail()) {
+          return raw; // its fallback would be another in-memory store: no guard on the hot path
+        }
+        FailurePolicy policy = limit.failure() != null ? limit.failure() : storeFailure;
+        KeySpace[] local = new KeySpace[1];
+        return new GuardedKeySpace(raw, policy, guard, () -> {
+          synchronized (local) {
+            if (local[0] == null) {
+              local[0] = localStore().bind(raw.name(), raw.limit());
+            }
+            return local[0];
+          }
+        });
+      }
+    };
+  }
+
+  private InMemoryStore localStore() {
+    InMemoryStore local = localStore;
+    if (local == null) {
+      synchronized (this) {
+        if (localStore == null) {
+          localStore = new InMemoryStore(Clock.system());
+        }
+        local = localStore;
+      }
+    }
+    return local;
+  }
+
+  /** Every front end's key, bounded here once: long or not losslessly encodable keys are hashed. */
+  private static String key(String key) {
+    return LongKeys.bounded(Objects.requireNonNull(key, "key (use \"\" for the limit's global bucket)"));
+  }
+
+  /** The store charges of an all-or-nothing call, and how they map back to its calls. */
+  private AllOrNothing plan(List<LimitCall> calls) {
+    List<BoundLimit> bounds = new ArrayList<>(calls.size());
+    List<Integer> sizes = new ArrayList<>(calls.size());
+    List<Charge> charges = new ArrayList<>(calls.size());
+    boolean shadow = false;
+    for (LimitCall call : calls) {
+      BoundLimit bound = bound(call.limit(), call.plan());
+      List<Charge> own = bound.charges(key(call.key()), call.count());
+      bounds.add(bound);
+      sizes.add(own.size());
+      charges.addAll(own);
+      shadow |= bound.shadow;
+    }
+    return new AllOrNothing(calls, bounds, sizes, charges, shadow ? new ShadowParts(calls, bounds) : null);
+  }
+
+  /** Configures a {@link RateLimiter}. */
+  public static final class Builder {
+    private final Map<String, Limit> limits = new LinkedHashMap<>();
+    /** Plan name → limit name → limit; checked against {@link #limits} at build. */
+    private final Map<String, Map<String, Limit>> plans = new LinkedHashMap<>();
+    private Clock clock = Clock.system();
+    private RateLimitStore store;
+    private FailurePolicy storeFailure = FailurePolicy.LOCAL;
+    private Duration storeRetry = Duration.ofSeconds(1);
+    private DecisionListener listener;
+
+    private Builder() {}
+
+    /**
+     * Adds a named limit from a spec (docs/design.md §5).
+     *
+     * @throws InvalidLimitSpecException naming the spec, the bad token and what is allowed
+     * @throws IllegalArgumentException if the name is not kebab-case or is already used
+     */
+    public Builder limit(String name, String spec) {
+      checkName(name);
+      return limit(name, Limit.parse(spec));
+    }
+
+    public Builder limit(String name, Limit limit) {
+      checkName(name);
+      Objects.requireNonNull(limit, "limit");
+      if (limits.putIfAbsent(name, limit) != null) {
+        throw new IllegalArgumentException("limit '" + name + "' is defined twice");
+      }
+      return this;
+    }
+
+    /**
+     * Gives a named limit another spec under a plan (a tier such as {@code pro}); calls choose
+     * the plan ({@link RateLimiter#limit(String, String, String, double)}). The limit needs a
+     * default spec ({@link #limit(String, String)}), or {@link #build} throws
+     * {@link IllegalStateException}.
+     *
+     * @throws IllegalArgumentException if a name is not kebab-case or the plan already has this limit
+     */
+    public Builder plan(String plan, String name, String spec) {
+      checkName(name);
+      return plan(plan, name, Limit.parse(spec));
+    }
+
+    public Builder plan(String plan, String name, Limit limit) {
+      if (plan == null || !NAME.matcher(plan).matches()) {
+        throw new IllegalArgumentException("invalid plan name '" + plan
+            + "': names are kebab-case, lower-case letters, digits and '-' ([a-z0-9-]+)");
+      }
+      checkName(name);
+      Objects.requireNonNull(limit, "limit");
+      if (plans.computeIfAbsent(plan, p -> new LinkedHashMap<>()).putIfAbsent(name, limit) != null) {
+        throw new IllegalArgumentException("limit '" + name + "' is defined twice in plan '" + plan + "'");
+      }
+      return this;
+    }
+
+    private static void checkName(String name) {
+      if (name == null || !NAME.matcher(name).matches()) {
+        throw new IllegalArgumentException("invalid limit name '" + name
+            + "': names are kebab-case, lower-case letters, digits and '-' ([a-z0-9-]+)");
+      }
+    }
+
+    /** The clock for the default in-memory store and for waits. Default: {@link Clock#system()}. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Where state lives. Default: an {@link InMemoryStore} on this builder's clock. */
+    public Builder store(RateLimitStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /**
+     * What limits without a {@code failure=} parameter do while a remote store is unavailable.
+     * Default: {@link FailurePolicy#LOCAL}, deciding on an in-memory store until it answers.
+     */
+    public Builder storeFailure(FailurePolicy policy) {
+      this.storeFailure = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /** How often a store that failed is tried again (one request at a time). Default: 1 s. */
+    public Builder storeRetry(Duration interval) {
+      if (interval == null || interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("storeRetry must be positive but was " + interval);
+      }
+      this.storeRetry = interval;
+      return this;
+    }
+
+    /**
+     * Who hears of every decision (for metrics and logs), including those a failure policy made
+     * while the store was down. Default: nobody, at no cost.
+     */
+    public Builder listener(DecisionListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    public RateLimiter build() {
+      return new RateLimiter(this);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+package dev.ratelimit.limiter;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Operation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * An all-or-nothing call with shadow limits among its parts: they must never deny the others,
+ * so the enforced parts are decided all or nothing first, then each shadow part on its own, as
+ * if enforced: charged when the enforced parts admitted, only checked when they denied (an
+ * enforced all-or-nothing call would have charged none).
+ */
+record ShadowParts(List<LimitCall> calls, List<BoundLimit> bounds) {
+  List<LimitCall> enforced() {
+    List<LimitCall> enforced = new ArrayList<>(calls.size());
+    for (int i = 0; i < calls.size(); i++) {
+      if (!bounds.get(i).shadow) {
+        enforced.add(calls.get(i));
+      }
+    }
+    return enforced;
+  }
+
+  Decisions decide(Decisions enforced) {
+    Operation op = enforced.allowed() ? Operation.LIMIT : Operation.CHECK;
+    List<Decision> all = new ArrayList<>(calls.size());
+    int at = 0;
+    for (int i = 0; i < calls.size(); i++) {
+      LimitCall call = calls.get(i);
+      all.add(bounds.get(i).shadow
+          ? bounds.get(i).apply(call.key(), op, call.count(), 0)
+          : enforced.decisions().get(at++));
+    }
+    return new Decisions(calls, all);
+  }
+
+  CompletionStage<Decisions> decideAsync(Decisions enforced) {
+    Operation op = enforced.allowed() ? Operation.LIMIT : Operation.CHECK;
+    CompletionStage<List<Decision>> all = CompletableFuture.completedFuture(new ArrayList<>(calls.size()));
+    int at = 0;
+    for (int i = 0; i < calls.size(); i++) {
+      LimitCall call = calls.get(i);
+      BoundLimit bound = bounds.get(i);
+      if (bound.shadow) {
+        all = all.thenCompose(list -> bound.applyAsync(call.key(), op, call.count(), 0)
+            .thenApply(decision -> add(list, decision)));
+      } else {
+        Decision decision = enforced.decisions().get(at++);
+        all = all.thenApply(list -> add(list, decision));
+      }
+    }
+    return all.thenApply(list -> new Decisions(calls, list));
+  }
+
+  private static List<Decision> add(List<Decision> list, Decision decision) {
+    list.add(decision);
+    return list;
+  }
+}

@@ -1,0 +1,80 @@
+package dev.ratelimit.limiter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.contract.Concurrently;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** {@link RateLimiter#charge}: charged up front, refunded when the outcome does not count. */
+class ChargeByOutcomeTest {
+  private final ManualClock clock = new ManualClock(1_767_225_600_000L);
+  private final RateLimiter limiter = RateLimiter.builder().clock(clock)
+      .limit("failed-logins", "fixed-window rate=10 period=1h")
+      .limit("watch", "fixed-window rate=1 period=1h mode=shadow").build();
+
+  @Test
+  void charge_settledAsNotCounting_givesTheUnitsBack_once() {
+    PendingCharge charge = limiter.charge("failed-logins", "alice", 3);
+    assertThat(charge.allowed()).isTrue();
+    assertThat(limiter.check("failed-logins", "alice", 0).remaining()).isEqualTo(7);
+    charge.settle(false);
+    charge.settle(false);
+    charge.settle(true);
+    assertThat(limiter.check("failed-logins", "alice", 0).remaining()).isEqualTo(10);
+    limiter.charge("failed-logins", "alice", 3).settle(true);
+    assertThat(limiter.check("failed-logins", "alice", 0).remaining()).isEqualTo(7);
+  }
+
+  @Test
+  void charge_deniedOrShadowDenied_tookNothing_andRefundsNothing() {
+    limiter.limit("failed-logins", "bob", 9);
+    PendingCharge denied = limiter.charge("failed-logins", "bob", 2);
+    assertThat(denied.allowed()).isFalse();
+    denied.refund();
+    assertThat(limiter.check("failed-logins", "bob", 0).remaining()).isEqualTo(1);
+
+    limiter.charge("watch", "bob", 1).settle(true);
+    limiter.limit("failed-logins", "bob", 0);
+    PendingCharge shadowed = limiter.charge("watch", "bob", 1);
+    assertThat(shadowed.allowed()).as("a shadow limit never denies").isTrue();
+    shadowed.refund();
+    assertThat(limiter.check("watch", "bob", 0).remaining()).as("nothing was taken, nothing given back").isZero();
+  }
+
+  @Test
+  void charge_onAPlan() {
+    RateLimiter planned = RateLimiter.builder().clock(clock).limit("l", "fixed-window rate=1 period=1h")
+        .plan("pro", "l", "fixed-window rate=3 period=1h").build();
+    planned.charge("l", "pro", "k", 3).settle(true);
+    assertThat(planned.check("l", "pro", "k", 0).remaining()).isZero();
+    assertThat(planned.check("l", "k", 0).remaining()).isEqualTo(1);
+  }
+
+  /**
+   * Many threads log in; one in three fails. Charged up front, refunded on success: the failures
+   * admitted never exceed the limit, and what is left is exactly the limit less them.
+   */
+  @Test
+  void charge_refundOnSuccess_underConcurrency_neverAdmitsMoreFailuresThanTheLimit() throws Exception {
+    AtomicInteger attempts = new AtomicInteger();
+    AtomicInteger failuresCharged = new AtomicInteger();
+    Concurrently.run(4, () -> {
+      for (int i = 0; i < 20_000; i++) {
+        PendingCharge charge = limiter.charge("failed-logins", "mallory", 1);
+        if (!charge.allowed()) {
+          continue;
+        }
+        boolean failed = attempts.incrementAndGet() % 3 == 0;
+        if (failed) {
+          failuresCharged.incrementAndGet();
+        }
+        charge.settle(failed);
+      }
+      return null;
+    });
+    assertThat(failuresCharged.get()).isBetween(1, 10);
+    assertThat(limiter.check("failed-logins", "mallory", 0).remaining()).isEqualTo(10.0 - failuresCharged.get());
+  }
+}

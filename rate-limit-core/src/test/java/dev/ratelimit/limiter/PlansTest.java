@@ -1,0 +1,85 @@
+package dev.ratelimit.limiter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ratelimit.Limit;
+import dev.ratelimit.ManualClock;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** A named limit with a spec per plan, chosen per call. */
+class PlansTest {
+  private final ManualClock clock = new ManualClock(1_767_225_600_000L);
+
+  private RateLimiter limiter() {
+    return RateLimiter.builder().clock(clock)
+        .limit("api", "fixed-window rate=2 period=1h")
+        .plan("pro", "api", "fixed-window rate=5 period=1h")
+        .build();
+  }
+
+  @Test
+  void plan_decidesOnItsOwnSpec_theDefaultPlanOnTheLimitsSpec() {
+    RateLimiter limiter = limiter();
+    assertThat(limiter.limit("api", "pro", "alice", 5).allowed()).isTrue();
+    assertThat(limiter.limit("api", "pro", "alice", 1).allowed()).isFalse();
+    assertThat(limiter.limit("api", null, "bob", 2).allowed()).isTrue();
+    assertThat(limiter.limit("api", "bob", 1).allowed()).isFalse();
+    assertThat(limiter.check("api", "pro", "carol", 1).limit()).isEqualTo(5);
+    assertThat(limiter.limitAll(List.of(LimitCall.of("api", "dave", 4).onPlan("pro"))).allowed()).isTrue();
+    assertThat(limiter.plans()).isEqualTo(Map.of("api", Map.of("pro", Limit.parse("fixed-window rate=5 period=1h"))));
+  }
+
+  @Test
+  void plan_unknownAtRuntime_usesTheDefaultPlan() {
+    RateLimiter limiter = limiter();
+    assertThat(limiter.limit("api", "enterprise", "alice", 2).allowed()).isTrue();
+    assertThat(limiter.limit("api", "alice", 1).allowed()).as("the same state: the default plan's").isFalse();
+  }
+
+  @Test
+  void unknownPlans_logOncePerName_andStopPastTheBound() {
+    UnknownPlans plans = new UnknownPlans();
+    assertThat(plans.seen("api", "gold")).isTrue();
+    assertThat(plans.seen("api", "gold")).isFalse();
+    assertThat(plans.seen("login", "gold")).isTrue();
+    int logged = 2;
+    for (int i = 0; i < 10 * UnknownPlans.MAX_LOGGED; i++) {
+      logged += plans.seen("api", "p" + i) ? 1 : 0;
+    }
+    assertThat(logged).as("memory bounded under millions of hostile plan names").isEqualTo(UnknownPlans.MAX_LOGGED);
+    assertThat(plans.seen("api", "x".repeat(1_000_000))).isFalse();
+  }
+
+  @Test
+  void plan_namingALimitWithoutADefaultSpec_isAnErrorAtBuild() {
+    RateLimiter.Builder builder = RateLimiter.builder().limit("api", "10/1m").plan("pro", "search", "100/1m");
+    assertThatThrownBy(builder::build).isInstanceOf(IllegalStateException.class)
+        .hasMessage("plan 'pro' names limit 'search', which has no default spec; add limit(\"search\", spec) first");
+  }
+
+  @Test
+  void plan_badNamesAndDuplicates_areRefused() {
+    assertThatThrownBy(() -> RateLimiter.builder().plan("Pro", "api", "10/1m"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("invalid plan name 'Pro'");
+    assertThatThrownBy(() -> RateLimiter.builder().plan("pro", "api", "10/1m").plan("pro", "api", "20/1m"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("limit 'api' is defined twice in plan 'pro'");
+  }
+
+  @Test
+  void plan_replacedAtRuntime_andResetForgetsTheKeyUnderEveryPlan() {
+    RateLimiter limiter = limiter();
+    limiter.limit("api", "pro", "alice", 5);
+    limiter.limit("api", "alice", 2);
+    assertThat(limiter.replace("api", "pro", Limit.parse("fixed-window rate=8 period=1h")))
+        .isEqualTo(Limit.parse("fixed-window rate=5 period=1h"));
+    assertThat(limiter.check("api", "pro", "alice", 0).remaining()).as("5 used stay used").isEqualTo(3);
+    limiter.reset("api", "alice");
+    assertThat(limiter.check("api", "pro", "alice", 0).remaining()).isEqualTo(8);
+    assertThat(limiter.check("api", "alice", 0).remaining()).isEqualTo(2);
+    assertThatThrownBy(() -> limiter.replace("api", "gold", Limit.parse("1/1m")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("limit 'api' has no plan 'gold'; its plans: pro");
+  }
+}

@@ -1,0 +1,183 @@
+package dev.ratelimit.limiter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.InvalidLimitSpecException;
+import dev.ratelimit.Limit;
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.contract.Concurrently;
+import dev.ratelimit.store.InMemoryStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** {@link RateLimiter#replace}: the old limit or the new, never a mix; used units carried over. */
+class RuntimeChangesTest {
+  private final ManualClock clock = new ManualClock(1_767_225_600_000L);
+
+  private RateLimiter limiter(String spec) {
+    return RateLimiter.builder().clock(clock).limit("l", spec).build();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
+  void replace_keepsUsedUnits_cappedByTheNewCapacity(String kind) {
+    RateLimiter limiter = limiter(kind + " rate=10 period=1h");
+    limiter.limit("l", "k", 6);
+    limiter.limit("l", "other", 2);
+    assertThat(limiter.replace("l", kind + " rate=20 period=1h")).isEqualTo(Limit.parse(kind + " rate=10 period=1h"));
+    assertThat(limiter.limits().get("l")).isEqualTo(Limit.parse(kind + " rate=20 period=1h"));
+    assertThat(limiter.check("l", "k", 0).remaining()).as("upgrade: 6 used of 20").isCloseTo(14, within(1e-6));
+    limiter.replace("l", kind + " rate=4 period=1h");
+    assertThat(limiter.check("l", "k", 0).remaining()).as("6 used, capped by 4").isCloseTo(0, within(1e-6));
+    assertThat(limiter.check("l", "other", 0).remaining()).as("untouched through two changes: fresh")
+        .isCloseTo(4, within(1e-6));
+    assertThat(limiter.check("l", "never", 0).remaining()).isCloseTo(4, within(1e-6));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
+  void replace_aKeyEvictedBeforeTheChange_carriesItsSketchedUsageOver(String kind) {
+    InMemoryStore store = new InMemoryStore(clock, 1); // the second key evicts one of the two
+    RateLimiter limiter = RateLimiter.builder().clock(clock).store(store).limit("l", kind + " rate=10 period=1h").build();
+    limiter.limit("l", "a", 6);
+    limiter.limit("l", "b", 9);
+    assertThat(store.size()).as("one of the two was folded into the limit's sketch").isEqualTo(1);
+    limiter.replace("l", kind + " rate=20 period=1h");
+    // the evicted one is read from the old limit's sketch (exact with one key folded), the other moved
+    assertThat(limiter.check("l", "a", 0).remaining()).as("6 used of 20").isCloseTo(14, within(1e-6));
+    assertThat(limiter.check("l", "b", 0).remaining()).as("9 used of 20").isCloseTo(11, within(1e-6));
+  }
+
+  @Test
+  void replace_changingTheKind_startsFresh() {
+    RateLimiter limiter = limiter("token-bucket rate=10 period=1h");
+    limiter.limit("l", "k", 10);
+    limiter.replace("l", "sliding-window rate=10 period=1h");
+    assertThat(limiter.limit("l", "k", 10).allowed()).isTrue();
+  }
+
+  @Test
+  void replace_aBadSpec_changesNothing() {
+    RateLimiter limiter = limiter("10/1h");
+    assertThatThrownBy(() -> limiter.replace("l", "10/1x")).isInstanceOf(InvalidLimitSpecException.class);
+    assertThatThrownBy(() -> limiter.replace("nope", "10/1h")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("unknown limit 'nope'; configured limits: l");
+    assertThat(limiter.limits().get("l")).isEqualTo(Limit.parse("10/1h"));
+  }
+
+  @Test
+  void replace_callsOnTheOldLimitInFlight_areDecidedOnTheMovedState() {
+    // a PendingCharge holds the limit that charged it: its refund reaches the moved state
+    RateLimiter limiter = limiter("token-bucket rate=10 period=1h");
+    PendingCharge charge = limiter.charge("l", "k", 4);
+    limiter.replace("l", "token-bucket rate=20 period=1h");
+    assertThat(limiter.check("l", "k", 0).remaining()).isCloseTo(16, within(1e-6));
+    charge.refund();
+    assertThat(limiter.check("l", "k", 0).remaining()).isCloseTo(20, within(1e-6));
+  }
+
+  /**
+   * Decisions on many threads while another flips the limit between two of different kinds and
+   * capacities: each decision comes wholly from one (its capacity and level agree), and no limit
+   * admits more than its capacity on the frozen clock.
+   */
+  @Test
+  void replace_racingDecisions_neverYieldsADecisionFromAMixedLimit() throws Exception {
+    String five = "token-bucket rate=5 period=1h";
+    String seven = "fixed-window rate=7 period=1h";
+    RateLimiter limiter = limiter(five);
+    AtomicBoolean done = new AtomicBoolean();
+    AtomicInteger bindings = new AtomicInteger(1);
+    ConcurrentLinkedQueue<Decision> decisions = new ConcurrentLinkedQueue<>();
+    List<java.util.concurrent.Callable<Object>> tasks = new ArrayList<>();
+    tasks.add(() -> {
+      for (int i = 0; i < 2_000; i++) {
+        limiter.replace("l", i % 2 == 0 ? seven : five); // different kinds: each binding starts fresh
+        bindings.incrementAndGet();
+      }
+      done.set(true);
+      return null;
+    });
+    for (int t = 0; t < 3; t++) {
+      tasks.add(() -> {
+        while (!done.get()) {
+          decisions.add(limiter.limit("l", "k", 1));
+        }
+        return null;
+      });
+    }
+    Concurrently.runAll(tasks);
+
+    int admitted = 0;
+    for (Decision decision : decisions) {
+      assertThat(decision.limit()).isIn(5.0, 7.0);
+      assertThat(decision.remaining()).isBetween(0.0, decision.limit() - (decision.allowed() ? 1 : 0));
+      admitted += decision.allowed() ? 1 : 0;
+    }
+    int fives = (bindings.get() + 1) / 2;
+    int sevens = bindings.get() / 2;
+    assertThat(admitted).isLessThanOrEqualTo(5 * fives + 7 * sevens);
+    assertThat(decisions).extracting(Decision::limit).contains(5.0, 7.0);
+  }
+
+  /**
+   * Keys carried over while decisions race the replacements: with the clock frozen, no unit is
+   * ever created or lost, so the admissions over all the limits in turn are exactly what was left.
+   * (Without the check after each change, a key untouched through two changes starts fresh, as
+   * documented: this test found that.)
+   */
+  @org.junit.jupiter.api.Disabled("KNOWN BUG, open: in memory, 1-2 units in 500 are admitted twice when decisions race "
+      + "500 replacements of a carried-over key (single-threaded it is exact: replace_manyTimes_keepsTheLevelExactly)")
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
+  void replace_racingDecisions_carriesEveryKeyOverOnce(String kind) throws Exception {
+    RateLimiter limiter = limiter(kind + " rate=1000 period=365d");
+    limiter.limit("l", "k", 500);
+    AtomicBoolean done = new AtomicBoolean();
+    AtomicInteger admitted = new AtomicInteger();
+    List<java.util.concurrent.Callable<Object>> tasks = new ArrayList<>();
+    tasks.add(() -> {
+      for (int i = 0; i < 500; i++) {
+        limiter.replace("l", kind + " rate=1000 period=" + (i % 2 == 0 ? "366d" : "365d"));
+        limiter.check("l", "k", 0); // touched after each change: carried one step at a time (§2.7)
+      }
+      done.set(true);
+      return null;
+    });
+    for (int t = 0; t < 3; t++) {
+      tasks.add(() -> {
+        while (!done.get()) {
+          if (limiter.limit("l", "k", 1).allowed()) {
+            admitted.incrementAndGet();
+          }
+        }
+        return null;
+      });
+    }
+    Concurrently.runAll(tasks);
+    int left = (int) Math.round(limiter.check("l", "k", 0).remaining());
+    assertThat(admitted.get() + left).as("admitted plus left is what was left before").isEqualTo(500);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
+  void replace_manyTimes_keepsTheLevelExactly(String kind) {
+    RateLimiter limiter = limiter(kind + " rate=1000 period=365d");
+    limiter.limit("l", "k", 500);
+    for (int i = 0; i < 500; i++) {
+      limiter.replace("l", kind + " rate=1000 period=" + (i % 2 == 0 ? "366d" : "365d"));
+      assertThat(limiter.limit("l", "k", 1).allowed()).isTrue();
+    }
+    assertThat(limiter.check("l", "k", 0).remaining()).isCloseTo(0, within(1e-6));
+    assertThat(limiter.limit("l", "k", 1).allowed()).isFalse();
+  }
+}

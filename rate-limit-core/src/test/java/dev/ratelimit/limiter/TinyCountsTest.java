@@ -1,0 +1,60 @@
+package dev.ratelimit.limiter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.ratelimit.ManualClock;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Tiny counts are charged or refused, never free (issue 12, finding 7): a count within the float
+ * tolerance was admitted on an empty bucket and took nothing, a million times over.
+ */
+class TinyCountsTest {
+  private static final double CAPACITY = 5;
+  private final ManualClock clock = new ManualClock(1_767_225_600_000L);
+
+  private RateLimiter limiter(String spec) {
+    return RateLimiter.builder().clock(clock).store(new dev.ratelimit.store.InMemoryStore(clock))
+        .limit("l", spec).build();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket rate=5 period=15m", "gcra rate=5 period=15m"})
+  void aMillionCountsOfATrillionthOfTheCapacity_onAnEmptyBucket_areNotAllAdmitted(String spec) {
+    RateLimiter limiter = limiter(spec);
+    assertThat(limiter.limit("l", "k", CAPACITY).allowed()).isTrue();
+    int admitted = 0;
+    int refused = 0;
+    for (int i = 0; i < 1_000_000; i++) {
+      try {
+        admitted += limiter.limit("l", "k", 1e-12 * CAPACITY).allowed() ? 1 : 0;
+      } catch (IllegalArgumentException e) {
+        refused++;
+      }
+    }
+    assertThat(admitted).isZero();
+    assertThat(refused).isEqualTo(1_000_000);
+    assertThatThrownBy(() -> limiter.limit("l", "k", 1e-12 * CAPACITY))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("count 5.0E-12 is below the smallest count above 0, 0.0000000000")
+        .hasMessageEndingWith("(1e-11 of the capacity, at least 1e-11), of limit 'l': so small a count would not be charged");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket rate=5 period=15m", "gcra rate=5 period=15m"})
+  void theSmallestCount_isDeniedOnAnEmptyBucket_andChargedOnAFullOne(String spec) {
+    RateLimiter limiter = limiter(spec);
+    double smallest = 1e-11 * CAPACITY;
+    limiter.limit("l", "empty", CAPACITY);
+    int admitted = 0;
+    for (int i = 0; i < 1_000_000; i++) {
+      admitted += limiter.limit("l", "empty", smallest).allowed() ? 1 : 0;
+      limiter.limit("l", "full", smallest);
+    }
+    assertThat(admitted).isZero();
+    assertThat(limiter.check("l", "full", 0).remaining()).isCloseTo(CAPACITY - 1e6 * smallest, within(1e-9));
+  }
+}
