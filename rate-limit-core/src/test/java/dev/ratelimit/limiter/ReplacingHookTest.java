@@ -1,9 +1,13 @@
-package dev.ratelimit;
+package dev.ratelimit.limiter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.limiter.RateLimiter;
+import dev.ratelimit.Clock;
+import dev.ratelimit.InvalidLimitSpecException;
+import dev.ratelimit.Limit;
+import dev.ratelimit.ManualClock;
+import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.store.InMemoryStore;
 import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.RateLimitStore;
