@@ -7,13 +7,14 @@ import java.util.List;
 /** GCRA: the token bucket's admissions, kept as a theoretical arrival time. */
 final class GcraKind extends LimitKind {
   GcraKind() {
-    super("gcra", List.of("rate", "period", "capacity", "maxReserved", "shards", "failure", "mode"),
+    super("gcra", List.of("rate", "period", "capacity", "maxReserved", "shards", "failure", "mode", "lease"),
         List.of("rate", "period"));
   }
 
   @Override
   Limit build(SpecParams p) {
-    return new Gcra(p.rate(), p.period(), p.capacity(), p.maxReserved(), p.shards(), p.failure(), p.mode());
+    return new Gcra(p.rate(), p.period(), p.capacity(), p.maxReserved(), p.shards(), p.failure(), p.mode(),
+        TokenBucketKind.lease(p));
   }
 
   @Override
