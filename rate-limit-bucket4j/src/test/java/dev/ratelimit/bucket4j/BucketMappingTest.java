@@ -26,6 +26,17 @@ class BucketMappingTest {
   }
 
   @Test
+  void bind_refusesALease_naming_theRedisStore() {
+    try (Bucket4jStore store = Bucket4jStore.local()) {
+      assertThatThrownBy(() -> store.bind("l", Limit.parse("token-bucket rate=100 period=1s lease=10")))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("the bucket4j store has no leases: lease=10 is for the Redis store (rate-limit-redis)")
+          .hasMessageContaining("Optimizations.batching()");
+      assertThat(store.bind("l", Limit.parse("token-bucket rate=100 period=1s"))).isNotNull();
+    }
+  }
+
+  @Test
   void tokenBucket_refillsGreedilyAtTheRateInLowestTerms() {
     BucketMapping mapping = BucketMapping.of(Limit.parse("token-bucket rate=125 period=1s capacity=5"));
     Bandwidth bandwidth = mapping.configuration("k").getBandwidths()[0];
