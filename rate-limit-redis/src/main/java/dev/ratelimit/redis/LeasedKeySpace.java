@@ -19,8 +19,9 @@ import java.util.concurrent.TimeUnit;
  * a request this node can't admit from the units it holds takes its count plus a lease of N
  * units from Redis in one script call ({@code main-lease.lua}); later requests on the key are
  * admitted from the lease here, one compare-and-set each, until it is spent or expires, when
- * what is left goes back to Redis in one refund. One take per key is in flight at a time; the
- * other threads wait for it, or go to Redis directly when the last take found too few units.
+ * what is left goes back to Redis in one refund. Below half a lease left, the next is taken
+ * ahead. One take per key is in flight at a time; threads that run out wait for it, or go to
+ * Redis directly when the last take found too few units.
  * A take Redis can't grant in full decides the request alone, exactly as without leases.
  *
  * <p>Checks, reservations, refunds, resets and all-or-nothing calls go to Redis as without
@@ -39,6 +40,8 @@ final class LeasedKeySpace implements KeySpace {
   private final String sizeText;
   private final double capacity;
   private final long lifetimeMillis;
+  /** Below this many units held, the next lease is taken ahead: half a lease. */
+  private final double lowWater;
   private final Map<String, Lease> leases = new ConcurrentHashMap<>();
 
   LeasedKeySpace(RedisStore store, RedisKeySpace keys, Timer timer) {
@@ -49,6 +52,7 @@ final class LeasedKeySpace implements KeySpace {
     this.sizeText = Args.number(size);
     this.capacity = keys.limit().capacity();
     this.lifetimeMillis = lifetimeMillis(keys.limit());
+    this.lowWater = size / 2;
     this.takes = new ScriptBatcher(store, Script.leaseFor(keys.limit().kind()), keys.head());
   }
 
@@ -102,7 +106,7 @@ final class LeasedKeySpace implements KeySpace {
     if (held != null) {
       double left = held.spend(count);
       if (left >= 0) {
-        return held.admitted(left, capacity);
+        return spent(key, held, left);
       }
     }
     long deadline = backlog.deadlineFromNow();
@@ -110,7 +114,7 @@ final class LeasedKeySpace implements KeySpace {
       Lease lease = leases.computeIfAbsent(key, k -> new Lease());
       double left = lease.spend(count);
       if (left >= 0) {
-        return lease.admitted(left, capacity);
+        return spent(key, lease, left);
       }
       if (lease.retired()) {
         continue; // expired just now: its successor comes with the next look-up
@@ -143,7 +147,7 @@ final class LeasedKeySpace implements KeySpace {
       Lease lease = leases.computeIfAbsent(key, k -> new Lease());
       double left = lease.spend(count);
       if (left >= 0) {
-        return CompletableFuture.completedFuture(lease.admitted(left, capacity));
+        return CompletableFuture.completedFuture(spent(key, lease, left));
       }
       if (lease.retired()) {
         continue;
@@ -169,6 +173,37 @@ final class LeasedKeySpace implements KeySpace {
       }
       return inFlight.thenCompose(done -> applyAsync(key, op, count, maxWaitMillis));
     }
+  }
+
+  /**
+   * A request admitted from the lease. Below half a lease left, the next lease is taken ahead,
+   * without a request, so that the node's threads go on admitting during its round trip instead
+   * of all waiting for it (a node then holds less than 1.5 leases).
+   */
+  private Decision spent(String key, Lease lease, double left) {
+    if (left < lowWater && !lease.scarce && lease.taking.get() == null) {
+      takeAhead(key, lease);
+    }
+    return lease.admitted(left, capacity);
+  }
+
+  /** A take of a lease alone ({@code t 0 size}), in flight while the key's threads spend what is left. */
+  private void takeAhead(String key, Lease lease) {
+    CompletableFuture<Void> mine = new CompletableFuture<>();
+    if (!lease.taking.compareAndSet(null, mine)) {
+      return;
+    }
+    takes.decideAsync(keys.redisKey(key), "-", take(0)).whenComplete((reply, failure) -> {
+      Throwable error = failure;
+      if (error == null) {
+        try {
+          took(key, lease, reply);
+        } catch (RuntimeException e) {
+          error = e;
+        }
+      }
+      release(key, lease, mine, error);
+    });
   }
 
   /** {@code t count size}: the request and a lease, as main-lease.lua reads them. */
