@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
+import dev.ratelimit.RateLimiter;
 import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.Operation;
@@ -168,6 +169,31 @@ class LeaseIT {
         }
         // the limiter's failure policy decides this one (open, closed, local)
         assertThatThrownBy(() -> leased.apply("k", Operation.LIMIT, 1, 0)).isInstanceOf(StoreUnavailableException.class);
+      } finally {
+        server.resume();
+      }
+    }
+  }
+
+  @Test
+  void whileRedisIsDown_theLimitsFailurePolicyDecidesWhatTheLeaseCantCover() {
+    String prefix = prefix();
+    RedisStore store = RedisStore.builder().uri(server.uri()).keyPrefix(prefix).commandTimeout(Duration.ofMillis(300))
+        .build();
+    try (RateLimiter limiter = RateLimiter.builder().store(store)
+        .limit("open", "token-bucket rate=1000 period=365d lease=20 failure=open")
+        .limit("closed", "token-bucket rate=1000 period=365d lease=20 failure=closed").build()) {
+      assertThat(limiter.limit("open", "k", 1).allowed()).isTrue();
+      assertThat(limiter.limit("closed", "k", 1).allowed()).isTrue();
+      server.pause();
+      try {
+        for (int i = 0; i < 20; i++) {
+          assertThat(limiter.limit("closed", "k", 1).allowed()).isTrue(); // leased before the outage
+        }
+        assertThatThrownBy(() -> limiter.limit("closed", "k", 1)).isInstanceOf(StoreUnavailableException.class);
+        Decision open = limiter.limit("open", "k", 1);
+        assertThat(open.allowed()).isTrue();
+        assertThat(open.remaining()).isEqualTo(1000); // open: remaining = limit = capacity (§4.4)
       } finally {
         server.resume();
       }
