@@ -24,6 +24,7 @@ final class Lease {
   /** The key's take in flight on this node, or {@code null}: one at a time. */
   final AtomicReference<CompletableFuture<Void>> taking = new AtomicReference<>();
   private final AtomicBoolean expiring = new AtomicBoolean();
+  private final AtomicBoolean seen = new AtomicBoolean();
   /**
    * Whether the last take found too few units for a lease: requests that find a take in flight
    * then go to Redis at once (coalesced) rather than queue behind it for units it won't bring.
@@ -70,6 +71,15 @@ final class Lease {
         return true;
       }
     }
+  }
+
+  /**
+   * Whether this is the key's first request in this lease's life: it goes to Redis alone, and
+   * only a key asked again within a lifetime takes leases (a key seen once per lifetime would
+   * pay a take and a give-back for one request).
+   */
+  boolean firstRequest() {
+    return !seen.get() && seen.compareAndSet(false, true);
   }
 
   /** Whether the caller is the first to arrange this lease's expiry. */

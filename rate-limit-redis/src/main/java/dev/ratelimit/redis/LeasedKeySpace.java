@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * what is left goes back to Redis in one refund. Below half a lease left, the next is taken
  * ahead. One take per key is in flight at a time; threads that run out wait for it, or go to
  * Redis directly when the last take found too few units.
- * A take Redis can't grant in full decides the request alone, exactly as without leases.
+ * A take Redis can't grant in full decides the request alone, exactly as without leases. A
+ * key's first request in a lease's lifetime goes to Redis alone: only keys asked again take leases.
  *
  * <p>Checks, reservations, refunds, resets and all-or-nothing calls go to Redis as without
  * leases ({@link RedisKeySpace}).
@@ -119,6 +120,10 @@ final class LeasedKeySpace implements KeySpace {
       if (lease.retired()) {
         continue; // expired just now: its successor comes with the next look-up
       }
+      if (lease.firstRequest()) {
+        expireLater(key, lease);
+        return keys.apply(key, op, count, 0);
+      }
       CompletableFuture<Void> mine = new CompletableFuture<>();
       CompletableFuture<Void> inFlight = lease.taking.compareAndExchange(null, mine);
       if (inFlight == null) {
@@ -151,6 +156,10 @@ final class LeasedKeySpace implements KeySpace {
       }
       if (lease.retired()) {
         continue;
+      }
+      if (lease.firstRequest()) {
+        expireLater(key, lease);
+        return keys.applyAsync(key, op, count, 0);
       }
       CompletableFuture<Void> mine = new CompletableFuture<>();
       CompletableFuture<Void> inFlight = lease.taking.compareAndExchange(null, mine);
@@ -213,13 +222,12 @@ final class LeasedKeySpace implements KeySpace {
 
   /**
    * The take is over: the next request may take again; those waiting for it look again (or fail
-   * as it did). The key's lease, granted or not, retires a lifetime after its first take, so that
-   * the map holds only keys taken from in the last lifetime.
+   * as it did). The key's lease, granted or not, retires a lifetime after the key's first request
+   * (scheduled then; here for a take that came first), so that the map holds only keys asked for
+   * within the last lifetime.
    */
   private void release(String key, Lease lease, CompletableFuture<Void> mine, Throwable failure) {
-    if (lease.firstToExpire()) {
-      timer.newTimeout(t -> giveBack(key, lease), lifetimeMillis, TimeUnit.MILLISECONDS);
-    }
+    expireLater(key, lease);
     lease.taking.set(null);
     if (failure == null) {
       mine.complete(null);
@@ -241,6 +249,13 @@ final class LeasedKeySpace implements KeySpace {
       keys.refundAsync(key, size); // it expired while the take was in flight
     }
     return new Decision(true, inRedis.remaining() + size, capacity, 0, inRedis.resetAfterMillis());
+  }
+
+  /** Retires the key's lease a lifetime after its first request (once, whoever asks first). */
+  private void expireLater(String key, Lease lease) {
+    if (lease.firstToExpire()) {
+      timer.newTimeout(t -> giveBack(key, lease), lifetimeMillis, TimeUnit.MILLISECONDS);
+    }
   }
 
   /**

@@ -126,8 +126,8 @@ class LeaseIT {
       for (int i = 0; i < 5; i++) {
         assertThat(leased.apply("k", Operation.LIMIT, 1, 0).allowed()).isTrue();
       }
-      // however the five fell on leases (one, or two if the first expired in between), every
-      // unit not admitted goes back: 995 once none is held
+      // the first alone, then a lease of 1 + 50; however the five fell on leases (one, or two if
+      // the first expired in between), every unit not admitted goes back: 995 once none is held
       await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
           assertThat(plain.apply("k", Operation.CHECK, 0, 0).remaining()).isCloseTo(995, within(0.01))); // refill: 3e-5/s
     }
@@ -146,7 +146,7 @@ class LeaseIT {
         admitted++;
         assertThat(admitted).isLessThanOrEqualTo(10);
       }
-      // 1 + 5 leased, then 4 left in Redis: fewer than 1 + 5, so each goes alone, no lease parked
+      // 1 alone, 1 + 5 leased, then 3 left in Redis: fewer than 1 + 5, so each goes alone, no lease parked
       assertThat(admitted).isEqualTo(10);
       Decision inRedis = plain.apply("k", Operation.LIMIT, 1, 0);
       assertThat(inRedis.allowed()).isFalse();
@@ -161,6 +161,8 @@ class LeaseIT {
     try (RedisStore store = RedisStore.builder().uri(server.uri()).keyPrefix(prefix)
         .commandTimeout(Duration.ofMillis(300)).build()) {
       KeySpace leased = store.bind("api", Limit.parse("token-bucket rate=1000 period=365d lease=20"));
+      // a key's first request goes alone; the second takes 1 + 20
+      assertThat(leased.apply("k", Operation.LIMIT, 1, 0).allowed()).isTrue();
       assertThat(leased.apply("k", Operation.LIMIT, 1, 0).allowed()).isTrue();
       server.pause();
       try {
@@ -183,8 +185,10 @@ class LeaseIT {
     try (RateLimiter limiter = RateLimiter.builder().store(store)
         .limit("open", "token-bucket rate=1000 period=365d lease=20 failure=open")
         .limit("closed", "token-bucket rate=1000 period=365d lease=20 failure=closed").build()) {
-      assertThat(limiter.limit("open", "k", 1).allowed()).isTrue();
-      assertThat(limiter.limit("closed", "k", 1).allowed()).isTrue();
+      for (int i = 0; i < 2; i++) { // alone, then 1 + 20
+        assertThat(limiter.limit("open", "k", 1).allowed()).isTrue();
+        assertThat(limiter.limit("closed", "k", 1).allowed()).isTrue();
+      }
       server.pause();
       try {
         for (int i = 0; i < 20; i++) {
@@ -230,16 +234,22 @@ class LeaseIT {
       KeySpace leased = store.bind("api", Limit.parse("token-bucket rate=100 period=365d lease=10"));
       KeySpace plain = store.bind("api", Limit.parse("token-bucket rate=100 period=365d"));
       assertThat(leased.apply("k", Operation.LIMIT, 1, 0).allowed()).isTrue();
-      assertThat(plain.apply("k", Operation.CHECK, 0, 0).remaining()).isCloseTo(89, within(0.01));
+      assertThat(plain.apply("k", Operation.CHECK, 0, 0).remaining()).as("a first request goes alone")
+          .isCloseTo(99, within(0.01));
+      assertThat(leased.apply("k", Operation.LIMIT, 1, 0).allowed()).isTrue();
+      assertThat(plain.apply("k", Operation.CHECK, 0, 0).remaining()).as("then 1 + 10").isCloseTo(88, within(0.01));
+      assertThat(leased.apply("k", Operation.LIMIT, 1, 0).allowed()).isTrue();
+      assertThat(plain.apply("k", Operation.CHECK, 0, 0).remaining()).as("from the lease").isCloseTo(88, within(0.01));
       leased.reset("k");
       assertThat(plain.apply("k", Operation.CHECK, 0, 0).remaining()).isCloseTo(100, within(0.01));
-      // the reset key's lease is gone: the next request takes a new one
+      // the reset key's lease is gone: it starts over, alone and then with a new lease
       assertThat(leased.apply("k", Operation.LIMIT, 1, 0).allowed()).isTrue();
-      assertThat(plain.apply("k", Operation.CHECK, 0, 0).remaining()).isCloseTo(89, within(0.01));
+      assertThat(leased.apply("k", Operation.LIMIT, 1, 0).allowed()).isTrue();
+      assertThat(plain.apply("k", Operation.CHECK, 0, 0).remaining()).isCloseTo(88, within(0.01));
       List<Decision> both = store.limitAll(List.of(
           new dev.ratelimit.store.RateLimitStore.Charge(leased, "k", 2), new dev.ratelimit.store.RateLimitStore.Charge(leased, "j", 3)));
       assertThat(both).allMatch(Decision::allowed);
-      assertThat(plain.apply("k", Operation.CHECK, 0, 0).remaining()).isCloseTo(87, within(0.01));
+      assertThat(plain.apply("k", Operation.CHECK, 0, 0).remaining()).isCloseTo(86, within(0.01));
       assertThat(plain.apply("j", Operation.CHECK, 0, 0).remaining()).isCloseTo(97, within(0.01));
     }
   }
