@@ -12,7 +12,7 @@ import java.util.Optional;
  * @param shards sub-keys a hot key is split into (1: not sharded)
  * @param failure the policy while a remote store is down; {@code null}: the store's
  * @param lease units a node of a remote store takes at once and admits from locally (0: none;
- *     docs/design.md §4.3 "Leases"); the in-memory store has nothing to lease and ignores it
+ *     docs/design.md §4.3.2 (leases)); the in-memory store has nothing to lease and ignores it
  */
 public record Gcra(double rate, Duration period, double capacity, double maxReserved, int shards,
     FailurePolicy failure, LimitMode mode, double lease) implements Limit {

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** {@code lease=N} (docs/design.md §4.3 "Leases", §5): token bucket and GCRA only, checked, written back. */
+/** {@code lease=N} (docs/design.md §4.3.2 (leases), §5): token bucket and GCRA only, checked, written back. */
 class LeaseSpecTest {
 
   @ParameterizedTest

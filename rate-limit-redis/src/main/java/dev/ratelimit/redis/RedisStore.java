@@ -96,7 +96,7 @@ public final class RedisStore implements RateLimitStore {
     return leasedIfAsked(new RedisKeySpace(this, name, limit));
   }
 
-  /** A limit with {@code lease=N} takes leases (DESIGN.md §4.3 "Leases"); others decide each request in Redis. */
+  /** A limit with {@code lease=N} takes leases (DESIGN.md §4.3.2 (leases)); others decide each request in Redis. */
   private KeySpace leasedIfAsked(RedisKeySpace keys) {
     if (LeasedKeySpace.size(keys.limit()) == 0) {
       return keys;

@@ -34,7 +34,7 @@ final class Script {
 
   /**
    * Lease takes ({@code main-lease.lua}) for the kinds that lease: token bucket and GCRA, the
-   * kinds whose units refill continuously and can be taken ahead (DESIGN.md §4.3 "Leases").
+   * kinds whose units refill continuously and can be taken ahead (DESIGN.md §4.3.2 (leases)).
    */
   private static final Map<String, Script> LEASE_FOR_KIND = Map.of(
       "token-bucket", forKinds("token-bucket-lease", List.of(LimitKind.named("token-bucket")), "main-lease"),

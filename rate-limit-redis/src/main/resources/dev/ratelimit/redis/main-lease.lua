@@ -1,5 +1,5 @@
 -- Lease takes of one limit (token bucket or GCRA) on one or more keys of one slot (DESIGN.md
--- §4.3 "Leases"): a node that cannot admit a request from the units it holds asks for the
+-- §4.3.2 (leases)): a node that cannot admit a request from the units it holds asks for the
 -- request's count plus a whole lease, in one call. Laid out as main-batch.lua (the same ARGV
 -- layout, the same request lists: offset, then op count size per request), with one op:
 --

@@ -11,7 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Counts over-admission with leases (DESIGN.md §4.3 "Leases"): two nodes (two RedisStores, two
+ * Counts over-admission with leases (DESIGN.md §4.3.2 (leases)): two nodes (two RedisStores, two
  * connections, {@code lease=50}) with 16 callers each drain one hot key of a limit whose refill is
  * negligible while it runs ({@code rate=N period=36500d}: a thousandth of a unit in ten seconds),
  * far past its end. Then both nodes close (their leases go back) and a third node without leases

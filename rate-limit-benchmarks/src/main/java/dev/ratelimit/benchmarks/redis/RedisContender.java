@@ -83,7 +83,7 @@ interface RedisContender extends AutoCloseable {
   }
 
   /**
-   * Two application nodes with leases ({@code lease=50}, DESIGN.md §4.3 "Leases"): two
+   * Two application nodes with leases ({@code lease=50}, DESIGN.md §4.3.2 (leases)): two
    * RedisStores on two connections, two RateLimiters on one key space; the callers alternate
    * between them (each thread keeps its node).
    */
