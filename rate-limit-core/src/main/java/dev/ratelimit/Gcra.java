@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.SpecText;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -10,9 +11,11 @@ import java.util.Optional;
  * @param maxReserved how deep {@code reserve} may go into debt ({@code Infinity}: unbounded)
  * @param shards sub-keys a hot key is split into (1: not sharded)
  * @param failure the policy while a remote store is down; {@code null}: the store's
+ * @param lease units a node of a remote store takes at once and admits from locally (0: none;
+ *     docs/design.md §4.3.3); the in-memory store has nothing to lease and ignores it
  */
 public record Gcra(double rate, Duration period, double capacity, double maxReserved, int shards,
-    FailurePolicy failure, LimitMode mode) implements Limit {
+    FailurePolicy failure, LimitMode mode, double lease) implements Limit {
 
   public Gcra {
     Checks.mode(mode);
@@ -23,11 +26,24 @@ public record Gcra(double rate, Duration period, double capacity, double maxRese
     Checks.atLeastOne("shards", shards);
     Checks.capacityFitsShards(capacity, shards);
     Checks.refillFits(capacity, rate, period, Checks.MAX_BUCKET_REFILL_MILLIS);
+    if (lease != 0 && !(lease >= Checks.MIN_UNITS && lease <= capacity)) {
+      throw new IllegalArgumentException("lease must be 0 (none) or a number from 1e-9 to the capacity " + capacity
+          + " but was " + lease);
+    }
+    if (lease != 0 && shards > 1) { // both split a hot key; a sharded lease would be a lease per shard
+      throw new IllegalStateException("lease and shards conflict; choose one");
+    }
+  }
+
+  /** Without a lease. */
+  public Gcra(double rate, Duration period, double capacity, double maxReserved, int shards, FailurePolicy failure,
+      LimitMode mode) {
+    this(rate, period, capacity, maxReserved, shards, failure, mode, 0);
   }
 
   /** An enforced limit ({@code mode=enforce}). */
   public Gcra(double rate, Duration period, double capacity, double maxReserved, int shards, FailurePolicy failure) {
-    this(rate, period, capacity, maxReserved, shards, failure, LimitMode.ENFORCE);
+    this(rate, period, capacity, maxReserved, shards, failure, LimitMode.ENFORCE, 0);
   }
 
   @Override
@@ -46,28 +62,34 @@ public record Gcra(double rate, Duration period, double capacity, double maxRese
   }
 
   public Gcra withCapacity(double capacity) {
-    return new Gcra(rate, period, capacity, maxReserved, shards, failure, mode);
+    return new Gcra(rate, period, capacity, maxReserved, shards, failure, mode, lease);
   }
 
   public Gcra withMaxReserved(double maxReserved) {
-    return new Gcra(rate, period, capacity, maxReserved, shards, failure, mode);
+    return new Gcra(rate, period, capacity, maxReserved, shards, failure, mode, lease);
   }
 
   public Gcra withShards(int shards) {
-    return new Gcra(rate, period, capacity, maxReserved, shards, failure, mode);
+    return new Gcra(rate, period, capacity, maxReserved, shards, failure, mode, lease);
   }
 
   public Gcra withFailure(FailurePolicy failure) {
-    return new Gcra(rate, period, capacity, maxReserved, shards, failure, mode);
+    return new Gcra(rate, period, capacity, maxReserved, shards, failure, mode, lease);
   }
 
   public Gcra withMode(LimitMode mode) {
-    return new Gcra(rate, period, capacity, maxReserved, shards, failure, mode);
+    return new Gcra(rate, period, capacity, maxReserved, shards, failure, mode, lease);
+  }
+
+  /** Units per lease on a remote store ({@code lease=50}); 0: none. */
+  public Gcra withLease(double lease) {
+    return new Gcra(rate, period, capacity, maxReserved, shards, failure, mode, lease);
   }
 
   @Override
   public String toString() {
-    return new SpecWriter(kind()).rate(rate).period(period).capacity(capacity, rate)
-        .maxReserved(maxReserved).shards(shards).failure(failure).mode(mode).toString();
+    SpecWriter spec = new SpecWriter(kind()).rate(rate).period(period).capacity(capacity, rate)
+        .maxReserved(maxReserved).shards(shards).failure(failure).mode(mode);
+    return (lease == 0 ? spec : spec.param("lease", SpecText.number(lease))).toString();
   }
 }

@@ -16,12 +16,13 @@ record SpecForm(String kind, List<String> params, List<String> required, Functio
 
   /** Every kind's form, in the order errors list them. */
   private static final Map<String, SpecForm> FORMS = index(
-      new SpecForm("token-bucket", List.of("rate", "period", "capacity", "maxReserved", "shards", "failure", "mode"),
+      new SpecForm("token-bucket",
+          List.of("rate", "period", "capacity", "maxReserved", "shards", "failure", "mode", "lease"),
           RATE_PERIOD, p -> new TokenBucket(p.rate(), p.period(), p.capacity(), p.maxReserved(), p.shards(),
-              p.failure(), p.mode())),
-      new SpecForm("gcra", List.of("rate", "period", "capacity", "maxReserved", "shards", "failure", "mode"),
+              p.failure(), p.mode(), p.lease())),
+      new SpecForm("gcra", List.of("rate", "period", "capacity", "maxReserved", "shards", "failure", "mode", "lease"),
           RATE_PERIOD, p -> new Gcra(p.rate(), p.period(), p.capacity(), p.maxReserved(), p.shards(), p.failure(),
-              p.mode())),
+              p.mode(), p.lease())),
       new SpecForm("fixed-window",
           List.of("rate", "period", "capacity", "maxReserved", "shards", "start", "phase", "failure", "mode"),
           RATE_PERIOD, p -> new FixedWindow(p.rate(), p.period(), p.capacity(), p.maxReserved(), p.shards(),

@@ -174,6 +174,23 @@ record SpecParams(String spec, Map<String, String> values) {
     return Integer.parseInt(value);
   }
 
+  /**
+   * {@code lease} of a token bucket or GCRA: units greater than 0 (the record checks the range
+   * against the capacity); absent: 0, no lease.
+   */
+  double lease() {
+    String value = values.get("lease");
+    if (value == null) {
+      return 0;
+    }
+    if (!value.matches("\\d+(?:\\.\\d+)?") || !(Double.parseDouble(value) > 0)) {
+      throw new InvalidLimitSpecException("bad value '" + value + "' for lease in " + quote(spec)
+          + ": expected a number of units greater than 0, at most the capacity, such as 50 (leave it out for no lease)",
+          spec, "lease=" + value);
+    }
+    return Double.parseDouble(value);
+  }
+
   private InvalidLimitSpecException bad(String name, String value, String expected) {
     return new InvalidLimitSpecException("bad value '" + value + "' for " + name + " in " + quote(spec) + ": "
         + expected, spec, name + "=" + value);

@@ -79,7 +79,7 @@ class SpecParserTest {
     assertThatThrownBy(() -> Limit.parse("gcra rate=5 period=1s burst=3"))
         .isInstanceOf(InvalidLimitSpecException.class)
         .hasMessage("unknown parameter 'burst' in \"gcra rate=5 period=1s burst=3\"; allowed: rate, period, "
-            + "capacity, maxReserved, shards, failure, mode")
+            + "capacity, maxReserved, shards, failure, mode, lease")
         .satisfies(e -> assertThat(((InvalidLimitSpecException) e).token()).isEqualTo("burst=3"));
   }
 

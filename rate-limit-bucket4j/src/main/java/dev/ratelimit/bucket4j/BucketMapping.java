@@ -4,6 +4,7 @@ import dev.ratelimit.FixedWindow;
 import dev.ratelimit.Limit;
 import dev.ratelimit.TokenBucket;
 import dev.ratelimit.algorithm.LimitKind;
+import dev.ratelimit.internal.SpecText;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
 import java.math.BigInteger;
@@ -37,13 +38,20 @@ record BucketMapping(Limit limit, long tokensPerUnit, long capacityTokens, long 
   /**
    * The mapping of a limit.
    *
-   * @throws IllegalArgumentException for kinds other than token bucket and fixed window, and for
+   * @throws IllegalArgumentException for kinds other than token bucket and fixed window, a lease, and for
    *     rates above one token per nanosecond (bucket4j's highest)
    */
   static BucketMapping of(Limit limit) {
     if (!(limit instanceof TokenBucket) && !(limit instanceof FixedWindow)) {
       throw new IllegalArgumentException("the bucket4j store runs token-bucket and fixed-window limits; "
           + limit.kind() + " is not supported (" + limit + ")");
+    }
+    if (limit instanceof TokenBucket bucket && bucket.lease() != 0) {
+      // a lease is units taken from the shared state ahead; bucket4j's optimizations (batching,
+      // delayed sync) go on the ProxyManager, and those that decide locally are estimates
+      throw new IllegalArgumentException("the bucket4j store has no leases: lease=" + SpecText.number(bucket.lease())
+          + " is for the Redis store (rate-limit-redis); drop it, or batch on the ProxyManager with bucket4j's "
+          + "Optimizations.batching() (" + limit + ")");
     }
     long periodMillis = period(limit).toMillis();
     long periodNanos = Math.multiplyExact(periodMillis, NANOS_PER_MILLI);

@@ -8,9 +8,9 @@ import dev.ratelimit.Limit;
 import dev.ratelimit.algorithm.LimitKind;
 import io.github.bucket4j.Bandwidth;
 import java.time.Instant;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /** Limits as bucket4j buckets: kinds, scale, refill, alignment. */
 class BucketMappingTest {
@@ -22,6 +22,17 @@ class BucketMappingTest {
     try (Bucket4jStore store = Bucket4jStore.local()) {
       assertThatThrownBy(() -> store.bind("l", Limit.parse(spec))).isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("token-bucket and fixed-window").hasMessageContaining(spec.substring(0, spec.indexOf(' ')));
+    }
+  }
+
+  @Test
+  void bind_refusesALease_naming_theRedisStore() {
+    try (Bucket4jStore store = Bucket4jStore.local()) {
+      assertThatThrownBy(() -> store.bind("l", Limit.parse("token-bucket rate=100 period=1s lease=10")))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("the bucket4j store has no leases: lease=10 is for the Redis store (rate-limit-redis)")
+          .hasMessageContaining("Optimizations.batching()");
+      assertThat(store.bind("l", Limit.parse("token-bucket rate=100 period=1s"))).isNotNull();
     }
   }
 

@@ -82,6 +82,11 @@ final class RedisKeySpace implements KeySpace {
     return store;
   }
 
+  /** The limit as the scripts read it ({@link ScriptArguments#limit}), for the lease takes' batcher. */
+  String[] head() {
+    return head;
+  }
+
   @Override
   public Decision apply(String key, Operation op, double count, long maxWaitMillis) {
     return decision(batcher.decide(redisKey(key), offset(key), encoded(code(op), count, maxWait(op, maxWaitMillis))));

@@ -70,6 +70,10 @@ public final class RedisStore implements RateLimitStore {
   private final long syncIntervalMillis;
   /** The limiter whose runtime changes this store shares with other nodes, or {@code null}. */
   private volatile LimitSync sync;
+  /** For leases' lifetimes. */
+  private final io.netty.util.Timer timer;
+  /** The key spaces of limits with leases, whose leases go back to Redis on close. */
+  private final java.util.Set<LeasedKeySpace> leased = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private RedisStore(RedisConnector.Connected connected, Builder options) {
     this.runner = new ScriptRunner(connected.commands(), connected.cluster(), connected.timer(),
@@ -83,6 +87,7 @@ public final class RedisStore implements RateLimitStore {
     this.closer = connected.closer();
     this.commands = connected.commands();
     this.syncIntervalMillis = options.syncInterval.toMillis();
+    this.timer = connected.timer();
   }
 
   public static Builder builder() {
@@ -98,7 +103,17 @@ public final class RedisStore implements RateLimitStore {
   public KeySpace bind(String name, Limit limit) {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(limit, "limit");
-    return new RedisKeySpace(this, name, limit);
+    return leasedIfAsked(new RedisKeySpace(this, name, limit));
+  }
+
+  /** A limit with {@code lease=N} takes leases (DESIGN.md §4.3.3); others decide each request in Redis. */
+  private KeySpace leasedIfAsked(RedisKeySpace keys) {
+    if (LeasedKeySpace.size(keys.limit()) == 0) {
+      return keys;
+    }
+    LeasedKeySpace space = new LeasedKeySpace(this, keys, timer);
+    leased.add(space);
+    return space;
   }
 
   /**
@@ -110,8 +125,11 @@ public final class RedisStore implements RateLimitStore {
   @Override
   public KeySpace rebind(KeySpace previous, Limit limit) {
     Objects.requireNonNull(limit, "limit");
-    return new RedisKeySpace(this, previous.name(), limit,
-        LimitKind.carriesOver(previous.limit(), limit) ? previous.limit() : null);
+    if (previous instanceof LeasedKeySpace old && leased.remove(old)) {
+      old.giveAllBack(); // the new limit decides from Redis's state, leases given back included
+    }
+    return leasedIfAsked(new RedisKeySpace(this, previous.name(), limit,
+        LimitKind.carriesOver(previous.limit(), limit) ? previous.limit() : null));
   }
 
   /**
@@ -190,6 +208,9 @@ public final class RedisStore implements RateLimitStore {
     if (space instanceof RedisKeySpace mine && mine.store() == this) {
       return mine;
     }
+    if (space instanceof LeasedKeySpace leasing && leasing.keys().store() == this) {
+      return leasing.keys(); // all or nothing is decided in Redis, leases aside
+    }
     throw new IllegalArgumentException("limit '" + space.name() + "' is bound to another store");
   }
 
@@ -223,12 +244,24 @@ public final class RedisStore implements RateLimitStore {
     }
   }
 
-  /** Closes the connection, and the client and its threads when this store made them, and ends the limit sync. */
+  /**
+   * Ends the limit sync, gives back the leases held here, and closes the connection (and the
+   * client and its threads when this store made them).
+   */
   @Override
   public void close() {
     LimitSync own = sync;
     if (own != null) {
       own.close();
+    }
+    // leases held here go back first (waiting at most a command timeout), or they are lost until the keys refill
+    CompletableFuture<?>[] returns = leased.stream().map(LeasedKeySpace::giveAllBack).toArray(CompletableFuture[]::new);
+    try {
+      CompletableFuture.allOf(returns).get(runner.timeoutMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      // Redis down or slow: the units are lost, fewer admissions rather than more
     }
     closer.run();
   }

@@ -1,12 +1,12 @@
 package dev.ratelimit.redis;
 
+import dev.ratelimit.algorithm.LimitKind;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import dev.ratelimit.algorithm.LimitKind;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -32,6 +32,14 @@ final class Script {
   static final Script LIMIT_ALL = forKinds("limit-all", LimitKind.all().stream()
       .sorted(Comparator.comparing(kind -> !kind.inPlace())).toList(), "main-all");
 
+  /**
+   * Lease takes ({@code main-lease.lua}) for the kinds that lease: token bucket and GCRA, the
+   * kinds whose units refill continuously and can be taken ahead (DESIGN.md §4.3.3).
+   */
+  private static final Map<String, Script> LEASE_FOR_KIND = Map.of(
+      "token-bucket", forKinds("token-bucket-lease", List.of(LimitKind.named("token-bucket")), "main-lease"),
+      "gcra", forKinds("gcra-lease", List.of(LimitKind.named("gcra")), "main-lease"));
+
   private final String name;
   private final String source;
   private final String sha;
@@ -52,6 +60,15 @@ final class Script {
     Script script = FOR_KIND.get(kind);
     if (script == null) {
       throw new IllegalArgumentException("no Redis script for limits of kind " + kind);
+    }
+    return script;
+  }
+
+  /** The script that takes leases on keys of a limit of this kind. */
+  static Script leaseFor(String kind) {
+    Script script = LEASE_FOR_KIND.get(kind);
+    if (script == null) {
+      throw new IllegalArgumentException("leases are for token-bucket and gcra limits, not " + kind);
     }
     return script;
   }

@@ -102,7 +102,7 @@ class InitParamsTest {
   @ParameterizedTest
   @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
       // limits
-      "limits | api = token-bucket rate=10 perod=1m | init-param 'limits', entry \"api = token-bucket rate=10 perod=1m\": unknown parameter 'perod' in \"token-bucket rate=10 perod=1m\"; allowed: rate, period, capacity, maxReserved, shards, failure, mode",
+      "limits | api = token-bucket rate=10 perod=1m | init-param 'limits', entry \"api = token-bucket rate=10 perod=1m\": unknown parameter 'perod' in \"token-bucket rate=10 perod=1m\"; allowed: rate, period, capacity, maxReserved, shards, failure, mode, lease",
       "limits | api = 10/1x | init-param 'limits', entry \"api = 10/1x\": bad value '1x' for period in \"10/1x\": duration '1x' is not valid; use 250ms, 10s, 1.5s, 5m, 1h, 1d or ISO-8601 such as PT1M",
       "limits | api token-bucket rate=10 period=1m | init-param 'limits', entry \"api token-bucket rate=10 period=1m\": expected NAME = SPEC, e.g. api = token-bucket rate=100 period=1m",
       "limits | 10/1m | init-param 'limits', entry \"10/1m\": expected NAME = SPEC, e.g. api = token-bucket rate=100 period=1m",

@@ -32,8 +32,10 @@ interface RedisContender extends AutoCloseable {
   long CAPACITY = 1_000_000_000L;
   Duration PERIOD = Duration.ofDays(36_500);
 
-  List<String> NAMES = List.of("rate-limit", "rate-limit-uncoalesced", "bucket4j", "bucket4j-batching",
-      "rate-limit-bucket4j", "lettuce-evalsha", "lua-token-bucket");
+  List<String> NAMES = List.of("rate-limit", "rate-limit-uncoalesced", "rate-limit-lease", "bucket4j",
+      "bucket4j-batching", "rate-limit-bucket4j", "lettuce-evalsha", "lua-token-bucket");
+  /** Units per lease of {@code rate-limit-lease} (system property {@code lease}). */
+  double LEASE = Double.parseDouble(System.getProperty("lease", "50"));
 
   /** One decision for one unit on {@code key}, synchronously; whether it was admitted. */
   boolean acquire(String key);
@@ -45,6 +47,7 @@ interface RedisContender extends AutoCloseable {
     return switch (name) {
       case "rate-limit" -> new Ours(client, true);
       case "rate-limit-uncoalesced" -> new Ours(client, false);
+      case "rate-limit-lease" -> new Leasing(client);
       case "bucket4j" -> new Bucket4j(client, false);
       case "bucket4j-batching" -> new Bucket4j(client, true);
       case "rate-limit-bucket4j" -> new Bridge(client);
@@ -76,6 +79,38 @@ interface RedisContender extends AutoCloseable {
     public void close() {
       limiter.close();
       connection.close();
+    }
+  }
+
+  /**
+   * Two application nodes with leases ({@code lease=50}, DESIGN.md §4.3.3): two
+   * RedisStores on two connections, two RateLimiters on one key space; the callers alternate
+   * between them (each thread keeps its node).
+   */
+  final class Leasing implements RedisContender {
+    private final List<StatefulRedisConnection<String, String>> connections;
+    private final List<RateLimiter> limiters;
+    private final java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+    private final ThreadLocal<RateLimiter> mine;
+
+    Leasing(RedisClient client) {
+      connections = List.of(client.connect(StringCodec.UTF8), client.connect(StringCodec.UTF8));
+      limiters = connections.stream().map(connection -> RateLimiter.builder()
+          .store(RedisStore.builder().connection(connection).commandTimeout(Duration.ofSeconds(10)).build())
+          .storeFailure(FailurePolicy.CLOSED)
+          .limit("api", Limit.tokenBucket(CAPACITY, PERIOD).withLease(LEASE)).build()).toList();
+      mine = ThreadLocal.withInitial(() -> limiters.get(next.getAndIncrement() % limiters.size()));
+    }
+
+    @Override
+    public boolean acquire(String key) {
+      return mine.get().limit("api", key, 1).allowed();
+    }
+
+    @Override
+    public void close() {
+      limiters.forEach(RateLimiter::close);
+      connections.forEach(StatefulRedisConnection::close);
     }
   }
 

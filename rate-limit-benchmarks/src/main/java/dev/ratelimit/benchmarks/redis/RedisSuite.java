@@ -331,6 +331,16 @@ public final class RedisSuite {
             ours / medianRate.getOrDefault(key(scenario, callers, "lua-token-bucket"), Double.NaN)));
       }
     }
+    out.append("\nLeases (rate-limit-lease: two nodes, lease=" + RedisContender.LEASE + "), decisions per second:\n\n");
+    out.append("| scenario | callers | ÷ bucket4j batching | ÷ rate-limit without leases |\n|---|---|---|---|\n");
+    for (String scenario : SCENARIOS) {
+      for (int callers : CALLERS) {
+        double leased = medianRate.getOrDefault(key(scenario, callers, "rate-limit-lease"), Double.NaN);
+        out.append(format("| %s | %d | %.2f× | %.2f× |%n", scenario, callers,
+            leased / medianRate.getOrDefault(key(scenario, callers, "bucket4j-batching"), Double.NaN),
+            leased / medianRate.getOrDefault(key(scenario, callers, "rate-limit"), Double.NaN)));
+      }
+    }
     out.append("\nredis-benchmark on the same server (medians, requests per second):\n\n");
     baselines.forEach((name, values) -> out.append(format("- %s: %,.0f%n", name, median(values))));
     out.append("\nRaw decisions per second per round:\n\n");
