@@ -37,6 +37,14 @@ public sealed interface Limit permits TokenBucket, Gcra, FixedWindow, SlidingWin
     return false;
   }
 
+  /**
+   * Units a node of a remote store takes ahead per lease ({@code lease=N}, token bucket and GCRA;
+   * docs/design.md §4.3.3); 0: none, each request is decided by the store.
+   */
+  default double lease() {
+    return 0;
+  }
+
   /** How many sub-keys a hot key is split into (1: not sharded). */
   default int shards() {
     return 1;

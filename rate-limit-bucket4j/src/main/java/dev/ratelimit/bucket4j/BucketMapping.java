@@ -46,10 +46,10 @@ record BucketMapping(Limit limit, long tokensPerUnit, long capacityTokens, long 
       throw new IllegalArgumentException("the bucket4j store runs token-bucket and fixed-window limits; "
           + limit.kind() + " is not supported (" + limit + ")");
     }
-    if (limit instanceof TokenBucket bucket && bucket.lease() != 0) {
+    if (limit.lease() != 0) {
       // a lease is units taken from the shared state ahead; bucket4j's optimizations (batching,
       // delayed sync) go on the ProxyManager, and those that decide locally are estimates
-      throw new IllegalArgumentException("the bucket4j store has no leases: lease=" + SpecText.number(bucket.lease())
+      throw new IllegalArgumentException("the bucket4j store has no leases: lease=" + SpecText.number(limit.lease())
           + " is for the Redis store (rate-limit-redis); drop it, or batch on the ProxyManager with bucket4j's "
           + "Optimizations.batching() (" + limit + ")");
     }

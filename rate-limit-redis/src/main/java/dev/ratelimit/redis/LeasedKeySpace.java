@@ -1,10 +1,8 @@
 package dev.ratelimit.redis;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.Gcra;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Operation;
-import dev.ratelimit.TokenBucket;
 import dev.ratelimit.store.KeySpace;
 import io.netty.util.Timer;
 import java.util.ArrayList;
@@ -57,15 +55,9 @@ final class LeasedKeySpace implements KeySpace {
     this.takes = new ScriptBatcher(store, Script.leaseFor(keys.limit().kind()), keys.head());
   }
 
-  /** The units per lease of a limit, 0 when it has none. The one place that knows which kinds lease. */
+  /** The units per lease of a limit, 0 when it has none. */
   static double size(Limit limit) {
-    if (limit instanceof TokenBucket bucket) {
-      return bucket.lease();
-    }
-    if (limit instanceof Gcra gcra) {
-      return gcra.lease();
-    }
-    return 0;
+    return limit.lease();
   }
 
   /**
