@@ -30,6 +30,17 @@ final class Checks {
     return value;
   }
 
+  /** A lease (docs/design.md §4.3.3): 0 (none), or units from {@link #MIN_UNITS} to the capacity, not sharded. */
+  static void lease(double lease, double capacity, int shards) {
+    if (lease != 0 && !(lease >= MIN_UNITS && lease <= capacity)) {
+      throw new IllegalArgumentException("lease must be 0 (none) or a number from 1e-9 to the capacity " + capacity
+          + " but was " + lease);
+    }
+    if (lease != 0 && shards > 1) { // both split a hot key; a sharded lease would be a lease per shard
+      throw new IllegalStateException("lease and shards conflict; choose one");
+    }
+  }
+
   static void mode(LimitMode mode) {
     java.util.Objects.requireNonNull(mode, "mode (LimitMode.ENFORCE or LimitMode.SHADOW)");
   }

@@ -26,13 +26,7 @@ public record Gcra(double rate, Duration period, double capacity, double maxRese
     Checks.atLeastOne("shards", shards);
     Checks.capacityFitsShards(capacity, shards);
     Checks.refillFits(capacity, rate, period, Checks.MAX_BUCKET_REFILL_MILLIS);
-    if (lease != 0 && !(lease >= Checks.MIN_UNITS && lease <= capacity)) {
-      throw new IllegalArgumentException("lease must be 0 (none) or a number from 1e-9 to the capacity " + capacity
-          + " but was " + lease);
-    }
-    if (lease != 0 && shards > 1) { // both split a hot key; a sharded lease would be a lease per shard
-      throw new IllegalStateException("lease and shards conflict; choose one");
-    }
+    Checks.lease(lease, capacity, shards);
   }
 
   /** Without a lease. */

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * A token bucket or GCRA with {@code lease=N} on a {@link RedisStore} (DESIGN.md §4.3.3):
  * a request this node can't admit from the units it holds takes its count plus a lease of N
- * units from Redis in one script call ({@code main-lease.lua}); later requests on the key are
+ * units from Redis in one script call (op {@code t} of the kind's script, main-batch.lua); later requests on the key are
  * admitted from the lease here, one compare-and-set each, until it is spent or expires, when
  * what is left goes back to Redis in one refund. Below half a lease left, the next is taken
  * ahead. One take per key is in flight at a time; threads that run out wait for it, or go to
@@ -207,7 +207,7 @@ final class LeasedKeySpace implements KeySpace {
     });
   }
 
-  /** {@code t count size}: the request and a lease, as main-lease.lua reads them. */
+  /** {@code t count size}: the request and a lease, as main-batch.lua reads them. */
   private String take(double count) {
     return "t " + Args.number(count) + " " + sizeText;
   }

@@ -32,14 +32,6 @@ final class Script {
   static final Script LIMIT_ALL = forKinds("limit-all", LimitKind.all().stream()
       .sorted(Comparator.comparing(kind -> !kind.inPlace())).toList(), "main-all");
 
-  /**
-   * Lease takes ({@code main-lease.lua}) for the kinds that lease: token bucket and GCRA, the
-   * kinds whose units refill continuously and can be taken ahead (DESIGN.md §4.3.3).
-   */
-  private static final Map<String, Script> LEASE_FOR_KIND = Map.of(
-      "token-bucket", forKinds("token-bucket-lease", List.of(LimitKind.named("token-bucket")), "main-lease"),
-      "gcra", forKinds("gcra-lease", List.of(LimitKind.named("gcra")), "main-lease"));
-
   private final String name;
   private final String source;
   private final String sha;
@@ -64,13 +56,16 @@ final class Script {
     return script;
   }
 
-  /** The script that takes leases on keys of a limit of this kind. */
+  /**
+   * The script that takes leases on keys of a limit of this kind: the kind's own, whose op
+   * {@code t} takes a lease (main-batch.lua), for the kinds whose units refill continuously and
+   * can be taken ahead: token bucket and GCRA (DESIGN.md §4.3.3).
+   */
   static Script leaseFor(String kind) {
-    Script script = LEASE_FOR_KIND.get(kind);
-    if (script == null) {
+    if (!kind.equals("token-bucket") && !kind.equals("gcra")) {
       throw new IllegalArgumentException("leases are for token-bucket and gcra limits, not " + kind);
     }
-    return script;
+    return forKind(kind);
   }
 
   String name() {

@@ -8,8 +8,13 @@
 --            keep, the limit from ARG_BATCH_LIMIT (kind, fingerprint, ARG_PARAMETERS
 --            parameters), then from ARG_BATCH_REQUESTS one entry per key: the requests on
 --            KEYS[k]: its window offset ('-' for the limit's), then per request, in order: op ('l'
---            limit, 'c' check, 'r' reserve, 'f' refund, 'x' reset), count, and maxWait (ms, -1: no
---            bound), all separated by spaces
+--            limit, 'c' check, 'r' reserve, 'f' refund, 'x' reset, 't' lease take), count, and
+--            maxWait (ms, -1: no bound; for 't' the lease's size), all separated by spaces
+-- 't' count size (token bucket and GCRA with lease=, DESIGN.md §4.3.3): takes count + size
+--            units if the key holds them: the request is admitted and the node holds size units
+--            more (the reply's first field is 2); otherwise the request alone, exactly as 'l'
+--            count, and no lease: the last units of a key are never parked in one node's lease.
+--            Leases go back with 'f', never above the capacity.
 -- Reply: five integers per request, in the same order (reply_into in state.lua).
 local now = read_now(ARGV[ARG_NOW])
 local keep = ARGV[ARG_KEEP] == '1'
@@ -39,6 +44,17 @@ for k = 1, #KEYS do
       local before = state
       state, d = limit:refund(state, count, now)
       changed = changed or before ~= nil or state ~= nil
+    elseif op == 't' then
+      local next_state, wrote
+      next_state, d, wrote = limit:apply(state, 'l', count + tonumber(max_wait), 0, now)
+      if d[1] == 1 then
+        d[1] = 2
+      else
+        next_state, d, wrote = limit:apply(state, 'l', count, 0, now)
+      end
+      if wrote then
+        state, changed = next_state, true
+      end
     elseif op == 'l' or op == 'c' or op == 'r' then
       local next_state, wrote
       next_state, d, wrote = limit:apply(state, op, count, read_wait(max_wait), now)
