@@ -220,17 +220,23 @@ final class WordKeySpace extends InMemoryKeySpace {
 
   /**
    * Moves the key's state from the predecessor, if it has one: its used units, capped by this
-   * capacity. Atomic per key ({@code computeIfAbsent}), so two first touches move it once.
+   * capacity. Both maps' bins are locked while it moves ({@code computeIfAbsent} here,
+   * {@code computeIfPresent} there, always newer space first, so no cycle), so a key is never
+   * seen absent from both while in transit: a successor taking it from this space waits for it to
+   * land here, and a key never lands here once a successor exists.
    *
-   * @return whether a state was moved (look the cell up again)
+   * @return whether the key is here now (look the cell up again)
    */
   private boolean carryOver(String key, long now, long t) {
     WordKeySpace predecessor = this.predecessor;
-    if (predecessor == null || !predecessor.holds(key)) {
+    if (predecessor == null) {
       return false;
     }
     boolean[] moved = new boolean[1];
-    cells.computeIfAbsent(key, k -> {
+    Cell cell = cells.computeIfAbsent(key, k -> {
+      if (successor != null) {
+        return null; // replaced meanwhile: the key stays put for the successor to take
+      }
       double used = predecessor.takeUsed(k, now);
       if (Double.isNaN(used)) {
         return null;
@@ -240,32 +246,32 @@ final class WordKeySpace extends InMemoryKeySpace {
     });
     if (moved[0]) {
       store().added(); // outside computeIfAbsent: the hand it may move removes from this map
-      return true;
     }
-    return cells.containsKey(key);
+    return cell != null;
   }
 
   /**
    * Removes the key's state and returns its units used at {@code now}; {@code NaN} when this
-   * space holds none. One step back only, as a remote store knows only the previous limit's
+   * space holds none. Under the key's bin lock, so it waits for a key landing here from the
+   * predecessor. One step back only, as a remote store knows only the previous limit's
    * fingerprint: a key untouched since an older limit starts fresh.
    */
   private double takeUsed(String key, long now) {
-    for (;;) {
-      Cell cell = cells.get(key);
-      if (cell == null) {
-        return Double.NaN;
+    double[] used = {Double.NaN};
+    cells.computeIfPresent(key, (k, cell) -> {
+      for (;;) {
+        long bits = cell.word;
+        if (bits == Cell.DEAD) {
+          return null; // dropped by the hand or a reset: nothing to carry
+        }
+        if (cell.kill(bits)) {
+          store().removed();
+          used[0] = algorithm.used(Double.longBitsToDouble(bits), cell.stamp, timeline(k, now));
+          return null;
+        }
       }
-      long bits = cell.word;
-      if (bits != Cell.DEAD && cell.kill(bits)) {
-        cells.remove(key, cell);
-        store().removed();
-        return algorithm.used(Double.longBitsToDouble(bits), cell.stamp, timeline(key, now));
-      }
-      if (bits == Cell.DEAD) {
-        cells.remove(key, cell);
-      }
-    }
+    });
+    return used[0];
   }
 
   @Override
