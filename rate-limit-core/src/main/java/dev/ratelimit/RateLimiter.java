@@ -660,6 +660,14 @@ public final class RateLimiter implements AutoCloseable {
     boolean shadow = false;
     for (LimitCall call : calls) {
       BoundLimit bound = bound(call.limit(), call.plan());
+      for (int i = 0; i < bounds.size(); i++) {
+        // one state under two limits at one instant: the store would decide it by both at once
+        if (bounds.get(i) != bound && bounds.get(i).name.equals(bound.name)
+            && key(calls.get(i).key()).equals(key(call.key()))) {
+          throw new IllegalArgumentException("an all-or-nothing call names one key of limit '" + call.limit()
+              + "' under two plans, which share its state; name it once");
+        }
+      }
       List<Charge> own = bound.charges(key(call.key()), call.count());
       bounds.add(bound);
       sizes.add(own.size());

@@ -41,6 +41,19 @@ class PlansTest {
   }
 
   @Test
+  void plan_oneKeyUnderTwoSharingPlansInOneAllOrNothingCall_isRefused() {
+    RateLimiter limiter = limiter();
+    assertThatThrownBy(() -> limiter.limitAll(List.of(LimitCall.of("api", "alice", 1),
+        LimitCall.of("api", "alice", 1).onPlan("pro"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("an all-or-nothing call names one key of limit 'api' under two plans, which share its state; "
+            + "name it once");
+    assertThat(limiter.check("api", "alice", 0).remaining()).as("nothing taken").isEqualTo(2);
+    assertThat(limiter.limitAll(List.of(LimitCall.of("api", "alice", 1), LimitCall.of("api", "bob", 1).onPlan("pro")))
+        .allowed()).as("other keys").isTrue();
+  }
+
+  @Test
   void plan_ofAnotherKind_keepsAStateOfItsOwn() {
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("api", "fixed-window rate=2 period=1h")
         .plan("pro", "api", "sliding-window rate=5 period=1h").build();
