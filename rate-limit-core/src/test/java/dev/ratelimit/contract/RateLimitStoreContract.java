@@ -219,6 +219,27 @@ public abstract class RateLimitStoreContract {
     }
   }
 
+  /**
+   * On the manual clock: a key refills at the rate of the plan that last wrote it, read under
+   * another plan by that plan's capacity, until that plan writes it.
+   */
+  @Test
+  void plans_aKeyRefillsAtTheRateOfThePlanThatLastWroteIt() {
+    Assumptions.assumeTrue(carriesStateOver());
+    ManualClock clock = new ManualClock(1_767_225_600_000L);
+    try (RateLimiter limiter = RateLimiter.builder().clock(clock).store(newStore(clock))
+        .limit("api", "token-bucket rate=2 period=1h").plan("pro", "api", "token-bucket rate=6 period=1h").build()) {
+      assertThat(limiter.limit("api", "pro", "k", 6).allowed()).isTrue();
+      clock.advance(Duration.ofMinutes(30)); // pro refills 1 per 10 minutes: 3 used
+      assertThat(limiter.check("api", "k", 0).remaining()).as("3 used, capped by 2").isCloseTo(0, within(1e-3));
+      clock.advance(Duration.ofMinutes(20)); // still pro's state: 1 used
+      assertThat(limiter.check("api", "k", 0).remaining()).isCloseTo(1, within(1e-3));
+      assertThat(limiter.limit("api", "k", 1).allowed()).as("the default plan writes: 2 used of 2").isTrue();
+      clock.advance(Duration.ofMinutes(30)); // the default plan refills 1 per 30 minutes: 1 used
+      assertThat(limiter.check("api", "pro", "k", 0).remaining()).as("1 used of 6").isCloseTo(5, within(1e-3));
+    }
+  }
+
   @Test
   void plans_ofAnotherKind_keepAStateOfTheirOwn() {
     Assumptions.assumeTrue(supports(Limit.parse("fixed-window rate=5" + YEAR)));
