@@ -108,6 +108,26 @@ public final class Bucket4jStore implements RateLimitStore {
     return bind(previous.name(), limit);
   }
 
+  /**
+   * Another plan on the same buckets when the keys read the same (only {@code mode} or
+   * {@code failure} differ: the same fingerprint, so the same bucket). Any other plan of the kind
+   * would need the used units carried from one bucket to another, which a bucket4j bucket can't
+   * be made to do from outside: refused, and the limiter stops at {@code build()} naming the limit
+   * and the plan.
+   *
+   * @throws UnsupportedOperationException for a plan with other numbers
+   */
+  @Override
+  public KeySpace share(KeySpace sibling, Limit limit) {
+    Objects.requireNonNull(limit, "limit");
+    if (!LimitKind.sameState(sibling.limit(), limit)) {
+      throw new UnsupportedOperationException("the bucket4j store can't carry a key's used units from one "
+          + limit.kind() + " bucket to another (DESIGN.md §2.7); on this store a plan's limit is either of another "
+          + "kind (a state of its own) or differs only in mode and failure");
+    }
+    return bind(sibling.name(), limit);
+  }
+
   Buckets buckets() {
     return buckets;
   }

@@ -1,6 +1,7 @@
 package dev.ratelimit.bucket4j;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.ratelimit.Decision;
@@ -34,6 +35,26 @@ class LocalBucketsDifferencesTest {
 
   private RateLimiter bucket4j(String... namesAndSpecs) {
     return limiter(Bucket4jStore.local(clock), namesAndSpecs);
+  }
+
+  /** README difference 13: one bucket per key across plans only when the keys read the same. */
+  @Test
+  void plans_shareBucketsOnlyWhenTheKeysReadTheSame_elseAreRefusedAtBuild() {
+    RateLimiter.Builder other = RateLimiter.builder().clock(clock).store(Bucket4jStore.local(clock))
+        .limit("api", "token-bucket rate=2 period=1h").plan("pro", "api", "token-bucket rate=5 period=1h");
+    assertThatThrownBy(other::build).isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("limit 'api', plan 'pro' (token-bucket rate=5 period=1h): its keys would share one "
+            + "state with the default plan's (token-bucket rate=2 period=1h), but the bucket4j store can't carry a "
+            + "key's used units from one token-bucket bucket to another");
+    try (RateLimiter limiter = RateLimiter.builder().clock(clock).store(Bucket4jStore.local(clock))
+        .limit("api", "token-bucket rate=2 period=1h").plan("watch", "api", "token-bucket rate=2 period=1h mode=shadow")
+        .plan("pro", "api", "fixed-window rate=5 period=1h").build()) {
+      assertThat(limiter.limit("api", "k", 2).allowed()).isTrue();
+      assertThat(limiter.check("api", "watch", "k", 0).remaining()).as("one bucket: only the mode differs")
+          .isCloseTo(0, within(1e-6));
+      assertThat(limiter.check("api", "pro", "k", 0).remaining()).as("another kind: buckets of its own")
+          .isCloseTo(5, within(1e-6));
+    }
   }
 
   @Test

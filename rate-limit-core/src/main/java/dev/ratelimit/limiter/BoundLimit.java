@@ -6,6 +6,7 @@ import dev.ratelimit.DecisionListener;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Operation;
+import dev.ratelimit.algorithm.LimitKind;
 import dev.ratelimit.internal.SpecText;
 import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.RateLimitStore.Charge;
@@ -38,19 +39,20 @@ class BoundLimit {
   private final double smallestCount;
 
   BoundLimit(Binding binding, String name, Limit limit, KeySpace previous) {
-    this(binding, name, limit, limit, previous);
+    this(binding, name, limit, limit, previous == null ? null : store -> store.rebind(previous, limit));
   }
 
   /**
    * @param stored the limit as the store keeps it (one shard's share, when sharded)
    * @param limit the limit as declared
-   * @param previous the store space of the limit this one replaces under the same name, or
-   *     {@code null}: the store keeps its keys' state when it reads the same under both
+   * @param placed how the store binds it when it takes over or shares another space's keys
+   *     (replacing a limit, or another plan); {@code null}: bound anew under {@code name}
    */
-  BoundLimit(Binding binding, String name, Limit stored, Limit limit, KeySpace previous) {
+  BoundLimit(Binding binding, String name, Limit stored, Limit limit,
+      java.util.function.Function<RateLimitStore, KeySpace> placed) {
     this.name = name;
     this.limit = limit;
-    this.raw = previous == null ? binding.store().bind(name, stored) : binding.store().rebind(previous, stored);
+    this.raw = placed == null ? binding.store().bind(name, stored) : placed.apply(binding.store());
     this.space = binding.guard(raw, limit);
     this.guarded = space instanceof GuardedKeySpace g ? g : null;
     this.listener = binding.listener();
@@ -94,6 +96,26 @@ class BoundLimit {
     return limit.shards() > 1
         ? new ShardedLimit(binding, name, limit, before)
         : new BoundLimit(binding, name, limit, before);
+  }
+
+  /**
+   * Another plan of {@code sibling}'s limit, on the same state per key when the two carry over
+   * (one kind, not sharded, no random phase: DESIGN.md §2.7); {@code null} when they don't, and
+   * the plan keeps a state of its own.
+   *
+   * @throws UnsupportedOperationException from a store that can't share the state
+   */
+  static BoundLimit sharing(Binding binding, Limit limit, BoundLimit sibling) {
+    if (!carriesOver(sibling.limit, limit)) {
+      return null;
+    }
+    KeySpace shared = sibling.raw;
+    return new BoundLimit(binding, sibling.name, limit, limit, store -> store.share(shared, limit));
+  }
+
+  /** Whether plans of these two limits share one state per key (§2.7). */
+  static boolean carriesOver(Limit a, Limit b) {
+    return a.shards() == 1 && b.shards() == 1 && LimitKind.carriesOver(a, b);
   }
 
   /**

@@ -79,11 +79,28 @@ public final class RateLimiter implements AutoCloseable {
         throw new IllegalStateException("plan '" + plan + "' names limit '" + name
             + "', which has no default spec; add limit(\"" + name + "\", spec) first");
       }
-      String stored = Slot.storeName(name, plan);
-      byName.computeIfAbsent(name, n -> new LinkedHashMap<>())
-          .put(plan, new Slot(stored, BoundLimit.bind(binding(), stored, limit)));
+      byName.computeIfAbsent(name, n -> new LinkedHashMap<>()).put(plan, planSlot(name, plan, limit, slots.get(name)));
     }));
     this.plans = Collections.unmodifiableMap(byName);
+  }
+
+  /**
+   * A plan's slot: on the default plan's state per key when the two carry over (DESIGN.md §2.7),
+   * else on a state of its own ({@code name@plan}).
+   *
+   * @throws IllegalStateException when they carry over but the store can't share the state
+   */
+  private Slot planSlot(String name, String plan, Limit limit, Slot defaultPlan) {
+    BoundLimit shared;
+    try {
+      shared = BoundLimit.sharing(binding(), limit, defaultPlan.bound);
+    } catch (UnsupportedOperationException e) {
+      throw new IllegalStateException("limit '" + name + "', plan '" + plan + "' (" + limit + "): its keys would "
+          + "share one state with the default plan's (" + defaultPlan.bound.limit + "), but " + e.getMessage()
+          + "; give the plan a limit of another kind, or use a store that converts states", e);
+    }
+    String own = Slot.storeName(name, plan);
+    return shared != null ? new Slot(own, shared) : new Slot(own, BoundLimit.bind(binding(), own, limit));
   }
 
   /**
@@ -296,7 +313,9 @@ public final class RateLimiter implements AutoCloseable {
   public void reset(String name, String key) {
     bound(name).reset(key(key));
     for (Slot plan : plans.getOrDefault(name, Map.of()).values()) {
-      plan.bound.reset(key);
+      if (!plan.bound.name.equals(name)) { // a plan sharing the default's state was reset with it
+        plan.bound.reset(key(key));
+      }
     }
   }
 
@@ -353,7 +372,9 @@ public final class RateLimiter implements AutoCloseable {
   public CompletionStage<Void> resetAsync(String name, String key) {
     CompletionStage<Void> done = bound(name).resetAsync(key(key));
     for (Slot plan : plans.getOrDefault(name, Map.of()).values()) {
-      done = done.thenCompose(ignored -> plan.bound.resetAsync(key));
+      if (!plan.bound.name.equals(name)) {
+        done = done.thenCompose(ignored -> plan.bound.resetAsync(key(key)));
+      }
     }
     return done;
   }
@@ -420,24 +441,63 @@ public final class RateLimiter implements AutoCloseable {
    * Puts {@code limit} in force for a named limit under {@code plan} ({@code null}: the default
    * plan) while the limiter serves. Each call reads the limit once, so it is decided wholly by
    * the old limit or wholly by the new. Keys keep their state when it reads the same under both
-   * (only {@code mode} or {@code failure} changed); any other change starts every key fresh
-   * (DESIGN.md §2.7).
+   * (only {@code mode} or {@code failure} changed); a token bucket, GCRA or fixed window of the
+   * same kind carries each key's used units over, capped by the new capacity; any other change
+   * starts every key fresh (DESIGN.md §2.7).
    *
    * @return the limit it replaced
    * @throws IllegalArgumentException for an unknown limit or a plan not configured for it
    * @throws StoreUnavailableException when a store that shares changes between nodes can't take
    *     it (Redis with synced limits, DESIGN.md §4.3.2); nothing changes
+   * @throws IllegalStateException for a default plan whose state plans share, by a limit they
+   *     can't carry over to (replace those plans first)
    */
   public Limit replace(String name, String plan, Limit limit) {
     Objects.requireNonNull(limit, "limit");
     Slot slot = slot(name, plan);
-    synchronized (slot) { // replacements of one slot in order; decisions never wait on this
-      // first: a shared store tells the other nodes, or refuses before rebind moves any state
-      store.replacing(name, plan, limit);
+    synchronized (named.get(name)) { // replacements of one name's plans in order; decisions never wait on this
       BoundLimit previous = slot.bound;
-      slot.bound = BoundLimit.bind(binding(), slot.storeName, limit, previous);
+      slot.bound = replacing(name, plan, slot, limit);
       return previous.limit;
     }
+  }
+
+  /**
+   * The bound limit taking {@code slot}'s place. Plans sharing one state per key (§2.7) stay on it
+   * while they carry over to one another; a plan replaced by a limit they don't carry over to
+   * leaves it for a state of its own, fresh; the default plan can't leave it while plans share it.
+   */
+  private BoundLimit replacing(String name, String plan, Slot slot, Limit limit) {
+    BoundLimit previous = slot.bound;
+    boolean ownState = !previous.name.equals(name); // a plan on a state of its own
+    List<String> sharers = new ArrayList<>();
+    boolean carries = true;
+    if (!ownState) {
+      if (plan != null) {
+        sharers.add("the default plan");
+        carries = BoundLimit.carriesOver(named.get(name).bound.limit, limit);
+      }
+      for (Map.Entry<String, Slot> other : plans.getOrDefault(name, Map.of()).entrySet()) {
+        BoundLimit bound = other.getValue().bound;
+        if (other.getValue() != slot && bound.name.equals(name)) {
+          sharers.add("plan '" + other.getKey() + "'");
+          carries &= BoundLimit.carriesOver(bound.limit, limit);
+        }
+      }
+      if (!carries && !sharers.isEmpty() && plan == null) {
+        throw new IllegalStateException("limit '" + name + "': " + String.join(", ", sharers) + " share the default "
+            + "plan's state per key, which " + limit + " can't carry over; replace those plans first");
+      }
+    }
+    // then: a shared store tells the other nodes, or refuses, before a bind moves any state
+    store.replacing(name, plan, limit);
+    if (ownState) {
+      return BoundLimit.bind(binding(), slot.storeName, limit, previous);
+    }
+    if (carries || sharers.isEmpty()) {
+      return BoundLimit.bind(binding(), name, limit, previous);
+    }
+    return BoundLimit.bind(binding(), slot.storeName, limit); // the plan leaves the shared state: fresh
   }
 
   public Clock clock() {
@@ -582,6 +642,14 @@ public final class RateLimiter implements AutoCloseable {
     boolean shadow = false;
     for (LimitCall call : calls) {
       BoundLimit bound = bound(call.limit(), call.plan());
+      for (int i = 0; i < bounds.size(); i++) {
+        // one state under two limits at one instant: the store would decide it by both at once
+        if (bounds.get(i) != bound && bounds.get(i).name.equals(bound.name)
+            && key(calls.get(i).key()).equals(key(call.key()))) {
+          throw new IllegalArgumentException("an all-or-nothing call names one key of limit '" + call.limit()
+              + "' under two plans, which share its state; name it once");
+        }
+      }
       List<Charge> own = bound.charges(key(call.key()), call.count());
       bounds.add(bound);
       sizes.add(own.size());

@@ -26,7 +26,7 @@ final class ShardedLimit extends BoundLimit {
   private final int shards;
 
   ShardedLimit(Binding binding, String name, Limit limit, KeySpace previous) {
-    super(binding, name, perShard(limit), limit, previous);
+    super(binding, name, perShard(limit), limit, previous == null ? null : store -> store.rebind(previous, perShard(limit)));
     this.binding = binding;
     this.shards = limit.shards();
   }

@@ -111,10 +111,10 @@ public final class InMemoryStore implements RateLimitStore {
 
   /**
    * The previous space itself when the keys read the same under both limits (only {@code mode}
-   * or {@code failure} differ). For another token bucket, GCRA or fixed window, a space that
-   * takes each key over on first touch, its used units kept, capped by the new capacity (every
-   * call on the previous space goes to the new one from then on). Otherwise a space of fresh keys,
-   * the previous one's keys left to the hand.
+   * or {@code failure} differ). For another token bucket, GCRA or fixed window (no random phase),
+   * a space on the same keys that takes each one over on first touch, its used units kept, capped
+   * by the new capacity (every call on the previous space goes to the new one from then on).
+   * Otherwise a space of fresh keys, the previous one's keys left to the hand.
    */
   @Override
   public KeySpace rebind(KeySpace previous, Limit limit) {
@@ -123,11 +123,36 @@ public final class InMemoryStore implements RateLimitStore {
       return mine;
     }
     if (mine instanceof WordKeySpace word && LimitKind.carriesOver(mine.limit(), limit)) {
-      WordKeySpace next = new WordKeySpace(this, previous.name(), limit, LimitKind.of(limit).word(limit), word);
-      spaces.add(next);
+      WordKeySpace next = join(word, limit);
+      word.replacedBy(next);
       return next;
     }
     return bind(previous.name(), limit);
+  }
+
+  /**
+   * A space on the keys of {@code sibling} (another plan of its limit), by the carry-over rule:
+   * the same space when the keys read the same, else a space of the same family that takes each
+   * key over from whichever plan wrote it.
+   *
+   * @throws UnsupportedOperationException unless {@link LimitKind#carriesOver} the two
+   */
+  @Override
+  public KeySpace share(KeySpace sibling, Limit limit) {
+    InMemoryKeySpace mine = own(sibling);
+    if (LimitKind.sameState(mine.limit(), limit)) {
+      return mine;
+    }
+    if (mine instanceof WordKeySpace word && LimitKind.carriesOver(mine.limit(), limit)) {
+      return join(word, limit);
+    }
+    throw new UnsupportedOperationException("the in-memory store shares a key's state only between token buckets, "
+        + "GCRAs or fixed windows (no random phase) of one kind, not " + mine.limit() + " and " + limit);
+  }
+
+  /** A new member of {@code member}'s family; not swept on its own: the family's first space sweeps it. */
+  private WordKeySpace join(WordKeySpace member, Limit limit) {
+    return new WordKeySpace(this, member.name(), limit, LimitKind.of(limit).word(limit), member.family());
   }
 
   /** Never: it is in this process. */
@@ -199,19 +224,6 @@ public final class InMemoryStore implements RateLimitStore {
 
   void removed() {
     size.decrementAndGet();
-  }
-
-  /** A space nothing will read again (replaced twice): no longer swept, its keys no longer counted. */
-  void retire(InMemoryKeySpace space, long keys) {
-    hand.lock(); // the hand indexes the spaces: no removal while it moves
-    try {
-      if (spaces.remove(space)) {
-        size.addAndGet(-keys);
-        handAt = spaces.isEmpty() ? 0 : handAt % spaces.size();
-      }
-    } finally {
-      hand.unlock();
-    }
   }
 
   /**

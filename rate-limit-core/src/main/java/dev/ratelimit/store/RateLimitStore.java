@@ -49,6 +49,22 @@ public interface RateLimitStore extends AutoCloseable {
    */
   default void replacing(String name, String plan, Limit limit) {}
 
+  /**
+   * Binds {@code limit}, another plan of the limit bound as {@code sibling}, on the same state per
+   * key (DESIGN.md §2.7): a key decided under one plan, then under another, is carried over from
+   * the state the first left by the rule of {@link #rebind} (its used units kept, capped by the
+   * other plan's capacity), and both plans stay in force. The limiter asks only for limits that
+   * {@link dev.ratelimit.algorithm.LimitKind#carriesOver carry over} to the sibling's. The default
+   * refuses: a store that cannot convert a state written under another limit says why, and the
+   * limiter stops at {@code build()} naming the limit and the plan.
+   *
+   * @throws UnsupportedOperationException when this store can't share one state between the two
+   */
+  default KeySpace share(KeySpace sibling, Limit limit) {
+    throw new UnsupportedOperationException(getClass().getSimpleName()
+        + " can't convert a key's state from one limit to another (" + sibling.limit() + " and " + limit + ")");
+  }
+
   /** One part of an all-or-nothing call. */
   record Charge(KeySpace space, String key, double count) {}
 

@@ -19,6 +19,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>States are kept on a timeline of this space's own, {@code now − base − offset(key)}: the base
  * is the first time seen (aligned to the period for fixed windows), so the doubles stay small
  * and exact even at epoch times; the offset puts each key's fixed windows at its start or phase.
+ *
+ * <p>Spaces whose keys carry over to one another (the plans of a limit, and the limits that
+ * replaced them at runtime: one kind, no random phase) share one {@link Family}: one map, one
+ * cell per key, each cell knowing the space that wrote it. A space deciding on a cell another one
+ * wrote reads it with its used units kept, capped by its own capacity (DESIGN.md §2.7); a
+ * request that writes takes it over, under the map's lock for that key, so a key is never decided
+ * on two states at once, nor seen absent while it moves.
  */
 final class WordKeySpace extends InMemoryKeySpace {
   private static final long UNSET = Long.MIN_VALUE;
@@ -32,6 +39,21 @@ final class WordKeySpace extends InMemoryKeySpace {
     }
   }
 
+  /**
+   * The keys shared by spaces that carry over to one another, and the store's hand over them
+   * (the family's first space is the one the store sweeps).
+   */
+  static final class Family {
+    final Map<String, Cell> cells = new ConcurrentHashMap<>();
+    /**
+     * Members that have evicted keys: a key absent from the map may have left usage in their
+     * sketches. An array read once per new key, so that a key never evicted costs no iterator.
+     */
+    volatile WordKeySpace[] sketched = {};
+    /** The store's hand in this family; used only under its lock. */
+    Iterator<Map.Entry<String, Cell>> cursor;
+  }
+
   private final WordAlgorithm algorithm;
   private final boolean usesStamp;
   private final LimitKind kind;
@@ -39,32 +61,27 @@ final class WordKeySpace extends InMemoryKeySpace {
   private final boolean randomPhase;
   private final long period;
   private final long fixedOffset;
-  private final Map<String, Cell> cells = new ConcurrentHashMap<>();
-  /** Where evicted keys' states go; made at the first eviction. */
+  private final Family family;
+  private final Map<String, Cell> cells;
+  /** Where keys this space wrote go when evicted; made at the first eviction. */
   private volatile WordSketch sketch;
-  /** The store's hand in this space; used only under its lock. */
-  private Iterator<Map.Entry<String, Cell>> cursor;
-  /**
-   * The space of the limit this one replaced, whose keys move here on first touch; or
-   * {@code null}. Dropped when this space is replaced in turn: only one step back carries over.
-   */
-  private volatile WordKeySpace predecessor;
-  /** The space that replaced this one: every call goes there, so no key is decided in both. */
+  /** The space that replaced this one: every call goes there (a call that read the old limit). */
   private volatile WordKeySpace successor;
   @SuppressWarnings("unused") // through BASE
   private volatile long base = UNSET;
 
+  /** A space with keys of its own (a new family). */
   WordKeySpace(InMemoryStore store, String name, Limit limit, WordAlgorithm algorithm) {
-    this(store, name, limit, algorithm, null);
+    this(store, name, limit, algorithm, new Family());
   }
 
   /**
-   * A space taking over from {@code predecessor} (a limit of the same kind replaced at runtime):
-   * each key moves here when first touched, its used units kept, capped by the new capacity.
+   * A space on the keys of {@code family} (another plan of the limit, or a limit replacing one of
+   * them): each key it meets written by another member is taken over, its used units kept,
+   * capped by this capacity.
    */
-  WordKeySpace(InMemoryStore store, String name, Limit limit, WordAlgorithm algorithm, WordKeySpace predecessor) {
+  WordKeySpace(InMemoryStore store, String name, Limit limit, WordAlgorithm algorithm, Family family) {
     super(store, name, limit);
-    this.predecessor = predecessor;
     this.algorithm = algorithm;
     this.usesStamp = algorithm.usesStamp();
     this.kind = LimitKind.of(limit);
@@ -72,16 +89,21 @@ final class WordKeySpace extends InMemoryKeySpace {
     this.randomPhase = kind.offsetPerKey(limit);
     this.period = kind.windowMillis(limit);
     this.fixedOffset = randomPhase ? 0 : kind.windowOffset(limit, "");
-    if (predecessor != null) {
-      // last, once every field is set (the volatile write publishes them to forwarded calls), and
-      // before the limiter publishes this space: no call decides on both
-      predecessor.successor = this;
-      WordKeySpace older = predecessor.predecessor;
-      predecessor.predecessor = null;
-      if (older != null) {
-        store.retire(older, older.cells.size()); // its keys now start fresh: nothing reads them
-      }
-    }
+    this.family = family;
+    this.cells = family.cells;
+  }
+
+  Family family() {
+    return family;
+  }
+
+  /**
+   * Makes {@code next} (of this family) take this space's place: calls that read this limit go
+   * there from now on, so no decision is made by a replaced limit. Before the limiter publishes
+   * {@code next}; every field of it is set (the volatile write publishes them).
+   */
+  void replacedBy(WordKeySpace next) {
+    successor = next;
   }
 
   /**
@@ -107,10 +129,13 @@ final class WordKeySpace extends InMemoryKeySpace {
 
     volatile long word;
     volatile long stamp;
+    /** The space whose algorithm and timeline the state is on; another member takes the cell over. */
+    final WordKeySpace owner;
 
-    Cell(long word, long stamp) {
+    Cell(long word, long stamp, WordKeySpace owner) {
       this.word = word;
       this.stamp = stamp;
+      this.owner = owner;
     }
 
     boolean swap(long expected, long next) {
@@ -150,9 +175,6 @@ final class WordKeySpace extends InMemoryKeySpace {
         return taker.applyAt(key, op, count, maxWait, now); // a call that read the old limit
       }
       Cell cell = cells.get(key);
-      if (cell == null && (carryOver(key, now, t) || successor != null)) {
-        continue; // moved in from the predecessor, or out to a successor since the check above
-      }
       if (cell == null) {
         Decision decision = applyToNewKey(key, op, count, maxWait, now, t);
         if (decision != null) {
@@ -163,6 +185,13 @@ final class WordKeySpace extends InMemoryKeySpace {
       long bits = cell.word;
       if (bits == Cell.DEAD) {
         cells.remove(key, cell);
+        continue;
+      }
+      if (cell.owner != this) { // written under another plan, or the limit this one replaced
+        Decision decision = applyToForeign(key, cell, bits, op, count, maxWait, now, t);
+        if (decision != null) {
+          return decision;
+        }
         continue;
       }
       long stamp = cell.stamp;
@@ -191,7 +220,7 @@ final class WordKeySpace extends InMemoryKeySpace {
       return algorithm.decide(start, WordAlgorithm.NO_STAMP, op, count, maxWait, t);
     }
     long stamp = usesStamp ? t : WordAlgorithm.NO_STAMP;
-    if (cells.putIfAbsent(key, new Cell(Double.doubleToRawLongBits(next), stamp)) != null) {
+    if (cells.putIfAbsent(key, new Cell(Double.doubleToRawLongBits(next), stamp, this)) != null) {
       return null;
     }
     store().added();
@@ -199,74 +228,81 @@ final class WordKeySpace extends InMemoryKeySpace {
   }
 
   /**
-   * The state of a key absent from the map: fresh, or what the sketch holds for it if keys were
-   * evicted. Read with no stamp, that is at the caller's time: a stamp only adds units. While a
-   * predecessor is kept, a key it evicted carries its sketched usage over too (the more used of
-   * the two wins), so eviction never admits more across a replacement than keeping would have.
+   * The state of a key absent from the map: fresh, or what the sketches hold for it if keys were
+   * evicted. Read with no stamp, that is at the caller's time: a stamp only adds units. A key
+   * another member of the family wrote and evicted carries its sketched usage over too (the most
+   * used wins), so eviction never admits more across plans or a replacement than keeping would.
    */
   private double startingState(String key, long now, long t) {
     WordSketch evicted = sketch;
-    double own = evicted == null ? WordAlgorithm.FRESH : evicted.state(key);
-    WordKeySpace previous = predecessor;
-    WordSketch previousSketch = previous == null ? null : previous.sketch;
-    if (previousSketch == null) {
-      return own;
+    double start = evicted == null ? WordAlgorithm.FRESH : evicted.state(key);
+    for (WordKeySpace other : family.sketched) { // empty unless keys were evicted
+      if (other != this) {
+        double used = other.algorithm.used(other.sketch.state(key), WordAlgorithm.NO_STAMP, other.timeline(key, now));
+        double carried = algorithm.carried(used, t);
+        if (algorithm.used(carried, WordAlgorithm.NO_STAMP, t) > algorithm.used(start, WordAlgorithm.NO_STAMP, t)) {
+          start = carried;
+        }
+      }
     }
-    double used = previous.algorithm.used(previousSketch.state(key), WordAlgorithm.NO_STAMP, previous.timeline(key, now));
-    double carried = algorithm.carried(used, t);
-    return algorithm.used(carried, WordAlgorithm.NO_STAMP, t) > algorithm.used(own, WordAlgorithm.NO_STAMP, t)
-        ? carried
-        : own;
+    return start;
   }
 
   /**
-   * Moves the key's state from the predecessor, if it has one: its used units, capped by this
-   * capacity. Atomic per key ({@code computeIfAbsent}), so two first touches move it once.
-   *
-   * @return whether a state was moved (look the cell up again)
+   * A request on a key another member of the family wrote ({@code bits} of {@code cell}): decided
+   * on its state as this limit reads it (units used kept, capped by this capacity). A request that
+   * writes takes the key over, its own change applied, in one step under the map's lock for the
+   * key; one that writes nothing (a check, a denial) leaves it to its writer, as a check or a
+   * denial changes nothing. {@code null} if the cell changed meanwhile: look again.
    */
-  private boolean carryOver(String key, long now, long t) {
-    WordKeySpace predecessor = this.predecessor;
-    if (predecessor == null || !predecessor.holds(key)) {
-      return false;
+  private Decision applyToForeign(String key, Cell cell, long bits, Operation op, double count, long maxWait, long now,
+      long t) {
+    double carried = carried(key, cell, bits, now, t);
+    long stamp = usesStamp ? t : WordAlgorithm.NO_STAMP;
+    double next = algorithm.next(carried, stamp, op, count, maxWait, t);
+    if (Double.isNaN(next)) {
+      return algorithm.decide(carried, stamp, op, count, maxWait, t);
     }
-    boolean[] moved = new boolean[1];
-    cells.computeIfAbsent(key, k -> {
-      double used = predecessor.takeUsed(k, now);
-      if (Double.isNaN(used)) {
-        return null;
+    Cell[] taken = new Cell[1];
+    cells.computeIfPresent(key, (k, current) -> {
+      if (current != cell || !cell.kill(bits)) {
+        return current; // changed meanwhile
       }
-      moved[0] = true;
-      return new Cell(Double.doubleToRawLongBits(algorithm.carried(used, t)), usesStamp ? t : WordAlgorithm.NO_STAMP);
+      taken[0] = new Cell(Double.doubleToRawLongBits(next), stamp, this);
+      return taken[0];
     });
-    if (moved[0]) {
-      store().added(); // outside computeIfAbsent: the hand it may move removes from this map
-      return true;
-    }
-    return cells.containsKey(key);
+    return taken[0] == null ? null : algorithm.admitted(next, stamp, op, t);
+  }
+
+  /** The state of {@code cell} (holding {@code bits}, another member's) as this limit reads it at {@code t}. */
+  private double carried(String key, Cell cell, long bits, long now, long t) {
+    WordKeySpace writer = cell.owner;
+    double used = writer.algorithm.used(Double.longBitsToDouble(bits), cell.stamp, writer.timeline(key, now));
+    return algorithm.carried(used, t);
   }
 
   /**
-   * Removes the key's state and returns its units used at {@code now}; {@code NaN} when this
-   * space holds none. One step back only, as a remote store knows only the previous limit's
-   * fingerprint: a key untouched since an older limit starts fresh.
+   * Takes over a key another member of the family wrote, for a refund (which always writes): its
+   * units used at {@code now} stay used, capped by this capacity. Under the map's lock for the key ({@code computeIfPresent}),
+   * so the old cell dies and the new one appears at once: a call deciding on the old cell fails
+   * its compare-and-set and looks again, and no call finds the key absent meanwhile.
    */
-  private double takeUsed(String key, long now) {
-    for (;;) {
-      Cell cell = cells.get(key);
-      if (cell == null) {
-        return Double.NaN;
+  private void takeOver(String key, long now, long t) {
+    cells.computeIfPresent(key, (k, cell) -> {
+      if (cell.owner == this) {
+        return cell;
       }
-      long bits = cell.word;
-      if (bits != Cell.DEAD && cell.kill(bits)) {
-        cells.remove(key, cell);
-        store().removed();
-        return algorithm.used(Double.longBitsToDouble(bits), cell.stamp, timeline(key, now));
+      for (;;) {
+        long bits = cell.word;
+        if (bits == Cell.DEAD) {
+          return null; // dropped by the hand or a reset, which counted it: the key is fresh
+        }
+        if (cell.kill(bits)) {
+          return new Cell(Double.doubleToRawLongBits(carried(k, cell, bits, now, t)),
+              usesStamp ? t : WordAlgorithm.NO_STAMP, this);
+        }
       }
-      if (bits == Cell.DEAD) {
-        cells.remove(key, cell);
-      }
-    }
+    });
   }
 
   @Override
@@ -278,7 +314,8 @@ final class WordKeySpace extends InMemoryKeySpace {
         return taker.refundAt(key, count, now);
       }
       Cell cell = cells.get(key);
-      if (cell == null && (carryOver(key, now, t) || successor != null)) {
+      if (cell != null && cell.owner != this) {
+        takeOver(key, now, t);
         continue;
       }
       if (cell == null) {
@@ -306,18 +343,10 @@ final class WordKeySpace extends InMemoryKeySpace {
   public void reset(String key) {
     WordKeySpace taker = successor;
     if (taker != null) {
-      taker.reset(key); // which forgets it here too
-    } else {
-      resetHere(key);
+      taker.reset(key);
+      return;
     }
-  }
-
-  /** Forgets the key in this space and in the one it replaced, without forwarding. */
-  private void resetHere(String key) {
-    WordKeySpace predecessor = this.predecessor;
-    if (predecessor != null) {
-      predecessor.resetHere(key);
-    }
+    // whoever wrote it: the family shares one state per key
     Cell cell = cells.get(key);
     while (cell != null) {
       long bits = cell.word;
@@ -337,29 +366,31 @@ final class WordKeySpace extends InMemoryKeySpace {
     return algorithm.untilFresh(Double.longBitsToDouble(bits), cell.stamp, timeline(key, now));
   }
 
+  /** The family's keys, whoever wrote them: the store sweeps a family through its first space only. */
   @Override
   boolean visitNext(long now, EvictionCandidate best) {
-    if (cursor == null) {
-      cursor = cells.entrySet().iterator();
+    if (family.cursor == null) {
+      family.cursor = cells.entrySet().iterator();
     }
-    if (!cursor.hasNext()) {
-      cursor = null;
+    if (!family.cursor.hasNext()) {
+      family.cursor = null;
       return false;
     }
-    Map.Entry<String, Cell> entry = cursor.next();
+    Map.Entry<String, Cell> entry = family.cursor.next();
     Cell cell = entry.getValue();
     long bits = cell.word;
     if (bits == Cell.DEAD) {
       return true;
     }
-    long untilFresh = untilFresh(entry.getKey(), cell, bits, now);
+    WordKeySpace writer = cell.owner;
+    long untilFresh = writer.untilFresh(entry.getKey(), cell, bits, now);
     if (untilFresh == 0) {
       if (cell.kill(bits)) {
         cells.remove(entry.getKey(), cell);
         store().removed();
       }
     } else if (best != null) {
-      best.offer(this, entry.getKey(), cell, untilFresh);
+      best.offer(writer, entry.getKey(), cell, untilFresh); // folded into the writer's sketch
     }
     return true;
   }
@@ -388,6 +419,12 @@ final class WordKeySpace extends InMemoryKeySpace {
         if (current == null) {
           current = new WordSketch(store().maxKeys());
           sketch = current;
+          synchronized (family) {
+            WordKeySpace[] before = family.sketched;
+            WordKeySpace[] after = java.util.Arrays.copyOf(before, before.length + 1);
+            after[before.length] = this;
+            family.sketched = after;
+          }
         }
       }
     }

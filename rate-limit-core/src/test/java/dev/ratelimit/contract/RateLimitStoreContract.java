@@ -98,10 +98,55 @@ public abstract class RateLimitStoreContract {
       assertThat(limiter.limit("l", "k", 1).allowed()).isFalse();
       limiter.replace("l", kind + " rate=4" + YEAR);
       assertThat(limiter.check("l", "k", 0).remaining()).as("20 used, capped by 4").isCloseTo(0, within(1e-3));
-      assertThat(limiter.check("l", "old", 0).remaining()).as("untouched since the limit before the previous: fresh")
-          .isCloseTo(4, within(1e-3));
+      assertThat(limiter.check("l", "old", 0).remaining()).as("untouched through two changes: 3 used of 4")
+          .isCloseTo(1, within(1e-3));
       assertThat(limiter.limit("l", "new", 4).allowed()).isTrue();
     }
+  }
+
+  /**
+   * Decisions on three threads while a fourth replaces the limit back and forth: with the clock
+   * frozen no unit is created or lost, so what was admitted plus what is left is what was left
+   * before. (In memory a key moving between two spaces was once seen in neither and decided
+   * fresh; in Redis a call on the replaced limit read the new limit's value as fresh.)
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
+  void replace_racingDecisions_neverCreatesOrLosesAUnit(String kind) throws Exception {
+    Assumptions.assumeTrue(carriesStateOver());
+    try (RateLimiter limiter = limiter("l", kind + " rate=1000" + YEAR)) {
+      limiter.limit("l", "k", 500);
+      java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+      AtomicInteger admitted = new AtomicInteger();
+      List<Callable<Object>> tasks = new java.util.ArrayList<>();
+      tasks.add(() -> {
+        try {
+          for (int i = 0; i < replacements(); i++) {
+            limiter.replace("l", kind + " rate=1000 period=" + (i % 2 == 0 ? "366d" : "365d"));
+          }
+        } finally {
+          done.set(true);
+        }
+        return null;
+      });
+      for (int t = 0; t < 3; t++) {
+        tasks.add(() -> {
+          while (!done.get()) {
+            if (limiter.limit("l", "k", 1).allowed()) {
+              admitted.incrementAndGet();
+            }
+          }
+          return null;
+        });
+      }
+      Concurrently.runAll(tasks);
+      assertThat(admitted.get() + limiter.check("l", "k", 0).remaining()).isCloseTo(500, within(1e-3));
+    }
+  }
+
+  /** Replacements in {@link #replace_racingDecisions_neverCreatesOrLosesAUnit}; remote stores may lower it. */
+  protected int replacements() {
+    return 500;
   }
 
   @ParameterizedTest
@@ -127,20 +172,133 @@ public abstract class RateLimitStoreContract {
     }
   }
 
+  private RateLimiter planned(String defaultSpec, String proSpec) {
+    ManualClock clock = new ManualClock(1_767_225_600_000L);
+    return RateLimiter.builder().clock(clock).store(newStore(clock)).limit("api", defaultSpec).plan("pro", "api", proSpec)
+        .build();
+  }
+
+  /** The kinds whose plans share one state per key (DESIGN.md §2.7). */
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
+  void plans_shareOneStatePerKey_usedUnitsCappedByThePlansCapacity(String kind) {
+    Assumptions.assumeTrue(supports(Limit.parse(kind + " rate=2" + YEAR)));
+    if (!carriesStateOver()) {
+      assertThatThrownBy(() -> planned(kind + " rate=2" + YEAR, kind + " rate=5" + YEAR))
+          .isInstanceOf(IllegalStateException.class).hasMessageContaining("limit 'api', plan 'pro'");
+      return;
+    }
+    try (RateLimiter limiter = planned(kind + " rate=2" + YEAR, kind + " rate=5" + YEAR)) {
+      assertThat(limiter.limit("api", "pro", "alice", 3).remaining()).isCloseTo(2, within(1e-3));
+      assertThat(limiter.check("api", "alice", 0).remaining()).as("a downgrade: 3 used, capped by 2")
+          .isCloseTo(0, within(1e-3));
+      assertThat(limiter.limit("api", "alice", 1).allowed()).isFalse();
+      assertThat(limiter.check("api", "pro", "alice", 0).remaining())
+          .as("back up: a check and a denial wrote nothing, so still 3 used of 5").isCloseTo(2, within(1e-3));
+      assertThat(limiter.limit("api", "pro", "alice", 2).allowed()).isTrue();
+      assertThat(limiter.limit("api", "pro", "alice", 1).allowed()).isFalse();
+      assertThat(limiter.refund("api", "alice", 1).remaining()).as("a refund writes: 5 used, capped by 2, less 1")
+          .isCloseTo(1, within(1e-3));
+      assertThat(limiter.check("api", "pro", "alice", 0).remaining()).as("1 used of 5").isCloseTo(4, within(1e-3));
+
+      assertThat(limiter.limit("api", "bob", 1).allowed()).isTrue();
+      assertThat(limiter.check("api", "pro", "bob", 0).remaining()).as("an upgrade keeps what was used")
+          .isCloseTo(4, within(1e-3));
+      assertThat(limiter.limit("api", "free", "bob", 1).allowed()).as("unknown plan: the default, 1 used of 2")
+          .isTrue();
+      assertThat(limiter.limit("api", "bob", 1).allowed()).isFalse();
+      assertThat(limiter.limitAll(List.of(LimitCall.of("api", "bob", 3).onPlan("pro"))).allowed())
+          .as("all or nothing on the shared state: 2 used of 5").isTrue();
+      assertThat(limiter.check("api", "bob", 0).remaining()).isCloseTo(0, within(1e-3));
+
+      limiter.reset("api", "alice");
+      assertThat(limiter.check("api", "pro", "alice", 5).allowed()).isTrue();
+      assertThat(limiter.check("api", "alice", 2).allowed()).isTrue();
+      assertThat(limiter.limit("api", "pro", "carol", 0.5).allowed()).as("never seen: fresh under any plan").isTrue();
+      assertThat(limiter.check("api", "dave", 0).remaining()).isCloseTo(2, within(1e-3));
+    }
+  }
+
+  /**
+   * On the manual clock: a key refills at the rate of the plan that last wrote it, read under
+   * another plan by that plan's capacity, until that plan writes it.
+   */
   @Test
-  void plans_decideOnTheirOwnSpec_eachWithItsOwnState() {
+  void plans_aKeyRefillsAtTheRateOfThePlanThatLastWroteIt() {
+    Assumptions.assumeTrue(carriesStateOver());
     ManualClock clock = new ManualClock(1_767_225_600_000L);
     try (RateLimiter limiter = RateLimiter.builder().clock(clock).store(newStore(clock))
-        .limit("api", "token-bucket rate=2" + YEAR)
-        .plan("pro", "api", "token-bucket rate=5" + YEAR).build()) {
+        .limit("api", "token-bucket rate=2 period=1h").plan("pro", "api", "token-bucket rate=6 period=1h").build()) {
+      assertThat(limiter.limit("api", "pro", "k", 6).allowed()).isTrue();
+      clock.advance(Duration.ofMinutes(30)); // pro refills 1 per 10 minutes: 3 used
+      assertThat(limiter.check("api", "k", 0).remaining()).as("3 used, capped by 2").isCloseTo(0, within(1e-3));
+      clock.advance(Duration.ofMinutes(20)); // still pro's state: 1 used
+      assertThat(limiter.check("api", "k", 0).remaining()).isCloseTo(1, within(1e-3));
+      assertThat(limiter.limit("api", "k", 1).allowed()).as("the default plan writes: 2 used of 2").isTrue();
+      clock.advance(Duration.ofMinutes(30)); // the default plan refills 1 per 30 minutes: 1 used
+      assertThat(limiter.check("api", "pro", "k", 0).remaining()).as("1 used of 6").isCloseTo(5, within(1e-3));
+    }
+  }
+
+  @Test
+  void plans_ofAnotherKind_keepAStateOfTheirOwn() {
+    Assumptions.assumeTrue(supports(Limit.parse("fixed-window rate=5" + YEAR)));
+    try (RateLimiter limiter = planned("token-bucket rate=2" + YEAR, "fixed-window rate=5" + YEAR)) {
       assertThat(limiter.limit("api", "pro", "alice", 5).allowed()).isTrue();
       assertThat(limiter.limit("api", "pro", "alice", 1).allowed()).isFalse();
       assertThat(limiter.limit("api", "alice", 2).allowed()).as("the default plan's state is its own").isTrue();
       assertThat(limiter.limit("api", "free", "alice", 1).allowed()).as("unknown plan: the default").isFalse();
-      assertThat(limiter.limitAll(List.of(LimitCall.of("api", "bob", 5).onPlan("pro"))).allowed()).isTrue();
       limiter.reset("api", "alice");
-      assertThat(limiter.check("api", "pro", "alice", 5).allowed()).isTrue();
+      assertThat(limiter.check("api", "pro", "alice", 5).allowed()).as("reset under every plan").isTrue();
       assertThat(limiter.check("api", "alice", 2).allowed()).isTrue();
+    }
+  }
+
+  /** A plan replaced by a limit of another kind leaves the shared state for one of its own, fresh. */
+  @Test
+  void plans_replacedByAnotherKind_leaveTheSharedState() {
+    Assumptions.assumeTrue(carriesStateOver() && supports(Limit.parse("fixed-window rate=5" + YEAR)));
+    try (RateLimiter limiter = planned("token-bucket rate=2" + YEAR, "token-bucket rate=5" + YEAR)) {
+      limiter.limit("api", "pro", "alice", 4);
+      assertThatThrownBy(() -> limiter.replace("api", "fixed-window rate=2" + YEAR))
+          .isInstanceOf(IllegalStateException.class).hasMessageContaining("plan 'pro'");
+      limiter.replace("api", "pro", Limit.parse("fixed-window rate=5" + YEAR));
+      assertThat(limiter.check("api", "pro", "alice", 0).remaining()).isCloseTo(5, within(1e-3));
+      assertThat(limiter.check("api", "alice", 0).remaining()).as("the default keeps the shared state")
+          .isCloseTo(0, within(1e-3));
+      limiter.replace("api", "fixed-window rate=2" + YEAR);
+      assertThat(limiter.check("api", "alice", 0).remaining()).as("another kind: fresh").isCloseTo(2, within(1e-3));
+      assertThat(limiter.limit("api", "pro", "alice", 5).allowed()).isTrue();
+      assertThat(limiter.limit("api", "alice", 2).allowed()).as("still two states").isTrue();
+    }
+  }
+
+  /**
+   * Threads deciding one key under two plans, of capacities 200 and 1000, each thread switching
+   * plan on every call, the clock frozen. The bound: a consuming request is admitted only when
+   * the units used, read under the deciding plan, stay within its capacity, so a state is never
+   * capped when it is written (a check or a denial writes nothing) and no unit used is ever
+   * forgiven or counted twice; without refills, everything admitted is used, so exactly the
+   * larger capacity is admitted, once, however the calls interleave.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
+  void concurrentPlans_onOneKeyAdmitExactlyTheLargerCapacity(String kind) throws Exception {
+    Assumptions.assumeTrue(carriesStateOver() && supports(Limit.parse(kind + " rate=1000" + YEAR)));
+    try (RateLimiter limiter = planned(kind + " rate=200" + YEAR, kind + " rate=1000 period=366d")) {
+      AtomicInteger admitted = new AtomicInteger();
+      AtomicInteger next = new AtomicInteger();
+      runConcurrently(() -> {
+        for (int i = 0, thread = next.getAndIncrement(); i < Math.max(1000, callsPerThread() / 10); i++) {
+          if (limiter.limit("api", (i + thread) % 2 == 0 ? "pro" : null, "hot", 1).allowed()) {
+            admitted.incrementAndGet();
+          }
+        }
+        return null;
+      });
+      assertThat(admitted.get()).isEqualTo(1000);
+      assertThat(limiter.check("api", "pro", "hot", 0).remaining()).isCloseTo(0, within(1e-3));
+      assertThat(limiter.check("api", "hot", 0).remaining()).as("1000 used, capped by 200").isCloseTo(0, within(1e-3));
     }
   }
 

@@ -49,7 +49,8 @@ class ChargeByOutcomeTest {
         .plan("pro", "l", "fixed-window rate=3 period=1h").build();
     planned.charge("l", "pro", "k", 3).settle(true);
     assertThat(planned.check("l", "pro", "k", 0).remaining()).isZero();
-    assertThat(planned.check("l", "k", 0).remaining()).isEqualTo(1);
+    assertThat(planned.check("l", "k", 0).remaining()).as("one state per key: 3 used, capped by 1").isEqualTo(0);
+    assertThat(planned.check("l", "other", 0).remaining()).isEqualTo(1);
   }
 
   /**

@@ -33,6 +33,56 @@ class PlansTest {
   }
 
   @Test
+  void plan_sharesTheKeysStateWithTheDefaultPlan_usedUnitsCappedByTheCapacity() {
+    RateLimiter limiter = limiter();
+    assertThat(limiter.limit("api", "alice", 1).allowed()).isTrue();
+    assertThat(limiter.check("api", "pro", "alice", 0).remaining()).as("an upgrade keeps what was used").isEqualTo(4);
+    assertThat(limiter.limit("api", "pro", "alice", 4).allowed()).isTrue();
+    assertThat(limiter.check("api", "alice", 0).remaining()).as("a downgrade: 5 used, capped by 2").isEqualTo(0);
+    assertThat(limiter.check("api", "pro", "alice", 0).remaining()).as("back up: a check wrote nothing").isEqualTo(0);
+  }
+
+  @Test
+  void plan_oneKeyUnderTwoSharingPlansInOneAllOrNothingCall_isRefused() {
+    RateLimiter limiter = limiter();
+    assertThatThrownBy(() -> limiter.limitAll(List.of(LimitCall.of("api", "alice", 1),
+        LimitCall.of("api", "alice", 1).onPlan("pro"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("an all-or-nothing call names one key of limit 'api' under two plans, which share its state; "
+            + "name it once");
+    assertThat(limiter.check("api", "alice", 0).remaining()).as("nothing taken").isEqualTo(2);
+    assertThat(limiter.limitAll(List.of(LimitCall.of("api", "alice", 1), LimitCall.of("api", "bob", 1).onPlan("pro")))
+        .allowed()).as("other keys").isTrue();
+  }
+
+  @Test
+  void plan_ofAnotherKind_keepsAStateOfItsOwn() {
+    RateLimiter limiter = RateLimiter.builder().clock(clock).limit("api", "fixed-window rate=2 period=1h")
+        .plan("pro", "api", "sliding-window rate=5 period=1h").build();
+    assertThat(limiter.limit("api", "pro", "alice", 5).allowed()).isTrue();
+    assertThat(limiter.limit("api", "alice", 2).allowed()).isTrue();
+    assertThat(limiter.limit("api", "alice", 1).allowed()).isFalse();
+  }
+
+  @Test
+  void plan_onAStoreThatCantShareTheState_isAnErrorAtBuild() {
+    dev.ratelimit.store.RateLimitStore plain = new dev.ratelimit.store.RateLimitStore() {
+      private final dev.ratelimit.store.InMemoryStore inner = new dev.ratelimit.store.InMemoryStore(clock);
+
+      @Override
+      public dev.ratelimit.store.KeySpace bind(String name, Limit limit) {
+        return inner.bind(name, limit);
+      }
+    };
+    RateLimiter.Builder builder = RateLimiter.builder().clock(clock).store(plain)
+        .limit("api", "fixed-window rate=2 period=1h").plan("pro", "api", "fixed-window rate=5 period=1h");
+    assertThatThrownBy(builder::build).isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("limit 'api', plan 'pro' (fixed-window rate=5 period=1h): its keys would share one state "
+            + "with the default plan's (fixed-window rate=2 period=1h), but ")
+        .hasMessageContaining("can't convert a key's state from one limit to another");
+  }
+
+  @Test
   void plan_unknownAtRuntime_usesTheDefaultPlan() {
     RateLimiter limiter = limiter();
     assertThat(limiter.limit("api", "enterprise", "alice", 2).allowed()).isTrue();
@@ -72,10 +122,10 @@ class PlansTest {
   void plan_replacedAtRuntime_andResetForgetsTheKeyUnderEveryPlan() {
     RateLimiter limiter = limiter();
     limiter.limit("api", "pro", "alice", 5);
-    limiter.limit("api", "alice", 2);
     assertThat(limiter.replace("api", "pro", Limit.parse("fixed-window rate=8 period=1h")))
         .isEqualTo(Limit.parse("fixed-window rate=5 period=1h"));
     assertThat(limiter.check("api", "pro", "alice", 0).remaining()).as("5 used stay used").isEqualTo(3);
+    assertThat(limiter.limit("api", "alice", 1).allowed()).as("one state per key: 5 used, capped by 2").isFalse();
     limiter.reset("api", "alice");
     assertThat(limiter.check("api", "pro", "alice", 0).remaining()).isEqualTo(8);
     assertThat(limiter.check("api", "alice", 0).remaining()).isEqualTo(2);

@@ -38,8 +38,8 @@ class RuntimeChangesTest {
     assertThat(limiter.check("l", "k", 0).remaining()).as("upgrade: 6 used of 20").isCloseTo(14, within(1e-6));
     limiter.replace("l", kind + " rate=4 period=1h");
     assertThat(limiter.check("l", "k", 0).remaining()).as("6 used, capped by 4").isCloseTo(0, within(1e-6));
-    assertThat(limiter.check("l", "other", 0).remaining()).as("untouched through two changes: fresh")
-        .isCloseTo(4, within(1e-6));
+    assertThat(limiter.check("l", "other", 0).remaining()).as("untouched through two changes: 2 used of 4")
+        .isCloseTo(2, within(1e-6));
     assertThat(limiter.check("l", "never", 0).remaining()).isCloseTo(4, within(1e-6));
   }
 
@@ -132,14 +132,20 @@ class RuntimeChangesTest {
   /**
    * Keys carried over while decisions race the replacements: with the clock frozen, no unit is
    * ever created or lost, so the admissions over all the limits in turn are exactly what was left.
-   * (Without the check after each change, a key untouched through two changes starts fresh, as
-   * documented: this test found that.)
+   * (It found a key moving between two spaces seen in neither, and decided fresh: up to a whole
+   * capacity admitted again.) The replacer's check after each change reads the key under the new
+   * limit without moving it; the key moves with the first write, however many changes later.
    */
-  @org.junit.jupiter.api.Disabled("KNOWN BUG, open: in memory, 1-2 units in 500 are admitted twice when decisions race "
-      + "500 replacements of a carried-over key (single-threaded it is exact: replace_manyTimes_keepsTheLevelExactly)")
   @ParameterizedTest
   @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
   void replace_racingDecisions_carriesEveryKeyOverOnce(String kind) throws Exception {
+    // a few rounds each run (it failed about one run in two before the fix); more with -Dratelimit.raceRounds=N
+    for (int round = 0; round < Integer.getInteger("ratelimit.raceRounds", 5); round++) {
+      racingReplacements(kind);
+    }
+  }
+
+  private void racingReplacements(String kind) throws Exception {
     RateLimiter limiter = limiter(kind + " rate=1000 period=365d");
     limiter.limit("l", "k", 500);
     AtomicBoolean done = new AtomicBoolean();
@@ -148,7 +154,7 @@ class RuntimeChangesTest {
     tasks.add(() -> {
       for (int i = 0; i < 500; i++) {
         limiter.replace("l", kind + " rate=1000 period=" + (i % 2 == 0 ? "366d" : "365d"));
-        limiter.check("l", "k", 0); // touched after each change: carried one step at a time (§2.7)
+        limiter.check("l", "k", 0); // one more reader, under the newest limit
       }
       done.set(true);
       return null;

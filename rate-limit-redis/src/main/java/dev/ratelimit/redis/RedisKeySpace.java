@@ -32,8 +32,9 @@ final class RedisKeySpace implements KeySpace {
   }
 
   /**
-   * @param previous the limit this one replaced at runtime, of the same kind, whose keys the
-   *     scripts carry over on first touch; {@code null}: none
+   * @param previous the limit this one replaced at runtime (or the plan it shares keys with), of
+   *     the same kind, whose keys the scripts carry over on first touch even as earlier versions
+   *     wrote them (without their writer's parameters); {@code null}: none
    */
   RedisKeySpace(RedisStore store, String name, Limit limit, Limit previous) {
     this.store = store;
@@ -43,12 +44,15 @@ final class RedisKeySpace implements KeySpace {
     this.kind = LimitKind.of(limit);
     this.offsetPerKey = kind.offsetPerKey(limit);
     String[] params = parameters(kind, limit);
+    // a token bucket, GCRA or fixed window (no random phase) writes what converts its state, and
+    // converts what another of its kind wrote under the name: plans, changes, nodes not yet changed
+    boolean converts = LimitKind.carriesOver(limit, limit);
     if (previous == null) {
-      this.head = ScriptArguments.limit(kind.spec(), kind.fingerprint(limit, params), params);
+      this.head = ScriptArguments.limit(kind.spec(), kind.fingerprint(limit, params), params, converts);
     } else {
       String[] before = parameters(kind, previous);
       this.head = ScriptArguments.limit(kind.spec(), kind.fingerprint(limit, params), params,
-          kind.fingerprint(previous, before), before);
+          kind.fingerprint(previous, before), before, converts);
     }
     this.batcher = new ScriptBatcher(store, Script.forKind(kind.spec()), head);
   }

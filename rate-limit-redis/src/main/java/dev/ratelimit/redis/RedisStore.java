@@ -119,8 +119,9 @@ public final class RedisStore implements RateLimitStore {
   /**
    * The same Redis keys under the new limit (state is keyed by name): kept as they are when only
    * {@code mode} or {@code failure} changed (the fingerprint is the same); carried over on first
-   * touch from the previous limit of a token bucket, GCRA or fixed window (DESIGN.md §2.7); fresh
-   * otherwise, and for a key last written under an older limit than the previous one.
+   * touch from any earlier limit of a token bucket, GCRA or fixed window of the name, since
+   * their values name their writer's parameters, and from the previous one even in values
+   * earlier versions wrote (DESIGN.md §2.7); fresh otherwise.
    */
   @Override
   public KeySpace rebind(KeySpace previous, Limit limit) {
@@ -130,6 +131,21 @@ public final class RedisStore implements RateLimitStore {
     }
     return leasedIfAsked(new RedisKeySpace(this, previous.name(), limit,
         LimitKind.carriesOver(previous.limit(), limit) ? previous.limit() : null));
+  }
+
+  /**
+   * Another plan on the same Redis keys: one value per key, whichever plan wrote it, converted by
+   * the script of the plan deciding (its writer's parameters are in the value), so one round
+   * trip as ever (DESIGN.md §2.7).
+   */
+  @Override
+  public KeySpace share(KeySpace sibling, Limit limit) {
+    Objects.requireNonNull(limit, "limit");
+    if (!LimitKind.sameState(sibling.limit(), limit) && !LimitKind.carriesOver(sibling.limit(), limit)) {
+      throw new UnsupportedOperationException("the Redis store converts a key's state only between token buckets, "
+          + "GCRAs or fixed windows (no random phase) of one kind, not " + sibling.limit() + " and " + limit);
+    }
+    return rebind(sibling, limit);
   }
 
   /**

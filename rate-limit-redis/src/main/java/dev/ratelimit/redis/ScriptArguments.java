@@ -8,7 +8,9 @@ package dev.ratelimit.redis;
  * <pre>
  * preamble   now (epoch ms, or '' for Redis TIME), keep ('1': keys never expire)
  * limit      kind, fingerprint, {@value #PARAMETERS} parameters (the last: a fixed window's offset),
- *            then the limit it replaced: its fingerprint ('-': none) and parameters (DESIGN.md §2.7)
+ *            then the limit it replaced: its fingerprint ('-': none) and parameters (DESIGN.md §2.7),
+ *            then whether it converts ('1': its values name their writer's parameters, and a value
+ *            another limit of its kind wrote under the name is carried over; '0': neither)
  * main-batch preamble, one limit, then one request list per key (KEYS[k])
  * main-all   preamble, then per charge: a limit and its count
  * </pre>
@@ -21,8 +23,8 @@ final class ScriptArguments {
 
   /** now, keep. */
   private static final int PREAMBLE = 2;
-  /** kind, fingerprint, parameters, previous fingerprint, previous parameters. */
-  static final int LIMIT = 3 + 2 * PARAMETERS;
+  /** kind, fingerprint, parameters, previous fingerprint, previous parameters, converts. */
+  static final int LIMIT = 4 + 2 * PARAMETERS;
   /** The previous limit's fingerprint when there is none. */
   static final String NO_PREVIOUS = "-";
   /** A charge of an all-or-nothing call: a limit, then its count. */
@@ -37,10 +39,10 @@ final class ScriptArguments {
    *
    * @param parameters {@value #PARAMETERS} of them, as the kind's Lua constructor takes them
    */
-  static String[] limit(String kind, String fingerprint, String[] parameters) {
+  static String[] limit(String kind, String fingerprint, String[] parameters, boolean converts) {
     String[] none = new String[PARAMETERS];
     java.util.Arrays.fill(none, "0");
-    return limit(kind, fingerprint, parameters, NO_PREVIOUS, none);
+    return limit(kind, fingerprint, parameters, NO_PREVIOUS, none, converts);
   }
 
   /**
@@ -48,7 +50,7 @@ final class ScriptArguments {
    * one's fingerprint is carried over (its used units kept, capped by the new capacity).
    */
   static String[] limit(String kind, String fingerprint, String[] parameters, String previousFingerprint,
-      String[] previousParameters) {
+      String[] previousParameters, boolean converts) {
     if (parameters.length != PARAMETERS || previousParameters.length != PARAMETERS) {
       throw new IllegalArgumentException("a limit has " + PARAMETERS + " script parameters, not "
           + (parameters.length != PARAMETERS ? parameters.length : previousParameters.length));
@@ -59,6 +61,7 @@ final class ScriptArguments {
     System.arraycopy(parameters, 0, limit, 2, PARAMETERS);
     limit[2 + PARAMETERS] = previousFingerprint;
     System.arraycopy(previousParameters, 0, limit, 3 + PARAMETERS, PARAMETERS);
+    limit[3 + 2 * PARAMETERS] = converts ? "1" : "0";
     return limit;
   }
 

@@ -2,9 +2,12 @@
 --
 -- A key holds one string: the fingerprint of the limit that wrote it (FINGERPRINT_LENGTH hex
 -- digits), then that kind's numbers: packed doubles after '=' (word.lua), or text after ' '
--- (%.17g for fractions; the sliding kinds and quotas). A kind's load(L, value) returns the fingerprint and the state. A value
--- written under another limit (the same name bound to a different limit) reads as a fresh key,
--- so binding a name to another limit starts from fresh state.
+-- (%.17g for fractions; the sliding kinds and quotas). A kind's load(L, value) returns the
+-- fingerprint, the state and, when the writer converts, what names it (its writer signature:
+-- word.lua). A value written under another limit of the name reads as a fresh key, unless both
+-- convert and are of one kind (token bucket, GCRA, fixed window without random phase: another
+-- plan, a change at runtime, a node not yet changed, a restart with other numbers): then it is
+-- carried over by the rule of DESIGN.md §2.7.
 
 -- now, in epoch ms: the caller's (a test clock) or Redis TIME, read once per script call, so
 -- that application nodes with skewed clocks still agree.
@@ -22,12 +25,43 @@ end
 -- LIMITS_MAX, as the arguments come from clients.
 local LIMITS, LIMITS_MAX, limits_kept = {}, 1000, 0
 
+-- What names a converting limit in the values it writes: its ARG_PARAMETERS parameters as
+-- little-endian doubles (exact), then its kind. Built once per limit (read_limit).
+local function signature_of(kind, ...)
+  local numbers = { ... }
+  for i = 1, ARG_PARAMETERS do
+    numbers[i] = tonumber(numbers[i])
+  end
+  return struct.pack('<ddddd', unpack(numbers, 1, ARG_PARAMETERS)) .. kind
+end
+
+-- Writers rebuilt from their signatures, kept as LIMITS are (values come from clients too).
+local WRITERS, writers_kept = {}, 0
+
+-- The limit a signature names, when it is of L's kind (else nil: a state L can't convert).
+local function writer_of(signature, L)
+  local kind = string.sub(signature, 8 * ARG_PARAMETERS + 1)
+  if kind ~= L.kind_name then
+    return nil
+  end
+  local writer = WRITERS[signature]
+  if writer == nil then
+    writer = KINDS[kind](struct.unpack('<ddddd', signature))
+    if writers_kept == LIMITS_MAX then
+      WRITERS, writers_kept = {}, 0
+    end
+    WRITERS[signature], writers_kept = writer, writers_kept + 1
+  end
+  return writer
+end
+
 -- The limit whose arguments start at ARGV[at] (kind, fingerprint, ARG_PARAMETERS parameters,
--- then the limit it replaced: fingerprint or '-', ARG_PARAMETERS parameters): its kind's limit
--- table, with the previous one as L.previous (and L.previous_fingerprint), and its fingerprint.
+-- then the limit it replaced: fingerprint or '-', ARG_PARAMETERS parameters, then '1' when it
+-- converts): its kind's limit table, with the previous one as L.previous (and
+-- L.previous_fingerprint) and, when it converts, L.signature, and its fingerprint.
 local function read_limit(at)
   -- the previous limit's arguments are part of the id: the same limit may replace several
-  local id = table.concat(ARGV, ' ', at, at + 2 + 2 * ARG_PARAMETERS)
+  local id = table.concat(ARGV, ' ', at, at + ARG_LIMIT_SIZE - 1)
   local kept = LIMITS[id]
   if kept ~= nil then
     kept[1].offset = kept[2]
@@ -38,10 +72,14 @@ local function read_limit(at)
     error('unknown kind of limit ' .. tostring(ARGV[at]))
   end
   local limit = kind(unpack(ARGV, at + 2, at + 1 + ARG_PARAMETERS))
+  limit.kind_name = ARGV[at]
   local previous = ARGV[at + 2 + ARG_PARAMETERS]
   if previous ~= '-' then
     limit.previous = kind(unpack(ARGV, at + 3 + ARG_PARAMETERS, at + 2 + 2 * ARG_PARAMETERS))
     limit.previous_fingerprint = previous
+  end
+  if ARGV[at + ARG_LIMIT_SIZE - 1] == '1' then
+    limit.signature = signature_of(ARGV[at], unpack(ARGV, at + 2, at + 1 + ARG_PARAMETERS))
   end
   if limits_kept == LIMITS_MAX then
     LIMITS, limits_kept = {}, 0
@@ -51,18 +89,25 @@ local function read_limit(at)
 end
 
 -- The key's state, or nil when it is fresh (missing, expired, or written under another limit).
--- A state written under the limit this one replaced is carried over (DESIGN.md §2.7).
+-- A state written under another limit of the kind, when both convert, or under the limit this
+-- one replaced, is carried over (DESIGN.md §2.7).
 local function load_state(key, fingerprint, limit, now)
   local value = redis.call('GET', key)
   if not value then
     return nil
   end
-  local written_by, state = limit:load(value)
+  local written_by, state, signature = limit:load(value)
   if written_by == fingerprint then
     return state
   end
+  if signature ~= nil and limit.signature ~= nil then
+    local writer = writer_of(signature, limit)
+    if writer ~= nil then
+      return limit:carry(writer, state, now)
+    end
+  end
   if limit.previous ~= nil and written_by == limit.previous_fingerprint then
-    return limit:carry(state, now)
+    return limit:carry(limit.previous, state, now) -- as earlier versions wrote it: no signature
   end
   return nil
 end

@@ -174,10 +174,16 @@ end
 -- the byte after the fingerprint of a packed value (a text value has a space there)
 local PACKED = string.byte('=')
 
+-- A packed value may end with its writer's signature (signature_of): what converts its state.
 local function word_load(L, value)
-  if string.byte(value, FINGERPRINT_LENGTH + 1) == PACKED and #value == FINGERPRINT_LENGTH + 25 then
+  local n = #value
+  if string.byte(value, FINGERPRINT_LENGTH + 1) == PACKED and n >= FINGERPRINT_LENGTH + 25 then
     local word, stamp, base = struct.unpack('<ddd', value, FINGERPRINT_LENGTH + 2)
-    return string.sub(value, 1, FINGERPRINT_LENGTH), { word, stamp, base }
+    local signature = nil
+    if n > FINGERPRINT_LENGTH + 25 then
+      signature = string.sub(value, FINGERPRINT_LENGTH + 26)
+    end
+    return string.sub(value, 1, FINGERPRINT_LENGTH), { word, stamp, base }, signature
   end
   local fingerprint, word, stamp, base = string.match(value, '^(%S+) (%S+) (%S+) (%S+)$')
   if stamp == '-' then
@@ -187,17 +193,21 @@ local function word_load(L, value)
 end
 
 local function word_encode(L, state)
-  return struct.pack('<ddd', state[1], state[2], state[3])
+  local packed = struct.pack('<ddd', state[1], state[2], state[3])
+  if L.signature ~= nil then
+    return packed .. L.signature
+  end
+  return packed
 end
 
 -- A limit of a word kind, from the parameters every one of them shares: rate, period (ms),
 -- capacity, maxReserved (-1: unbounded), offset (fixed windows: where the key's windows begin,
 -- modulo the period); base_period: the base is a multiple of it (the period for fixed windows,
 -- else 1 ms).
--- A state written under L.previous, the limit of this kind that L replaced: its units used at
--- now stay used, capped by L's capacity, as WordAlgorithm.used and carried do (DESIGN.md §2.7).
-local function word_carry(L, state, now)
-  local P = L.previous
+-- A state written under P, another limit of L's kind (L.previous, the one L replaced, or the
+-- writer its value names): its units used at now stay used, capped by L's capacity, as
+-- WordAlgorithm.used and carried do (DESIGN.md §2.7).
+local function word_carry(L, P, state, now)
   local word, stamp, base = state[1], state[2], state[3]
   local used = P.capacity - P.alg.level(P, word, stamp, now - base - P.offset)
   local new_base = now - now % L.base_period

@@ -213,15 +213,40 @@ class RedisStoreBehaviourIT {
         .isBetween(1.0, 1.01);
   }
 
+  /**
+   * A name bound to another limit (a restart with other numbers, a node not yet changed): a token
+   * bucket, GCRA or fixed window carries the keys over by the rule of §2.7, as their values name
+   * their writer; another kind starts fresh.
+   */
   @Test
-  void rebindingANameToAnotherLimit_startsFromFreshState() {
+  void rebindingANameToAnotherLimit_carriesOverWithinAKind_elseStartsFresh() {
     try (RedisStore shared = storeWithPrefix("rebind", true)) {
       RateLimiter before = limiter(shared, "api", "token-bucket rate=5 period=1h");
       assertThat(before.limit("api", "k", 5).allowed()).isTrue();
       RateLimiter after = limiter(shared, "api", "token-bucket rate=6 period=1h");
-      assertThat(after.check("api", "k", 0).remaining()).as("another limit: fresh").isEqualTo(6);
+      assertThat(after.check("api", "k", 0).remaining()).as("another token bucket: 5 used of 6").isCloseTo(1, within(1e-2));
       RateLimiter same = limiter(shared, "api", "token-bucket rate=5 period=1h");
-      assertThat(same.check("api", "k", 0).remaining()).as("the same limit: its state").isCloseTo(0, within(1e-3));
+      assertThat(same.check("api", "k", 0).remaining()).as("the same limit: its state").isCloseTo(0, within(1e-2));
+      RateLimiter window = limiter(shared, "api", "sliding-window rate=6 period=1h");
+      assertThat(window.check("api", "k", 0).remaining()).as("another kind: fresh").isEqualTo(6);
+    }
+  }
+
+  /**
+   * A call that read the limit just before a change, decided after the new limit wrote the key:
+   * the old limit converts the new one's state instead of reading it as fresh (which admitted up
+   * to a whole capacity again). Two limiters on one store stand for the two sides of the race.
+   */
+  @Test
+  void aCallOnTheReplacedLimit_afterTheNewOneWrote_convertsItsState() {
+    try (RedisStore shared = storeWithPrefix("stale", true)) {
+      RateLimiter old = limiter(shared, "api", "token-bucket rate=10 period=365d");
+      RateLimiter changed = limiter(shared, "api", "token-bucket rate=10 period=365d");
+      assertThat(old.limit("api", "k", 6).allowed()).isTrue();
+      changed.replace("api", "token-bucket rate=20 period=365d");
+      assertThat(changed.limit("api", "k", 10).remaining()).as("16 used of 20").isCloseTo(4, within(1e-3));
+      assertThat(old.limit("api", "k", 1).allowed()).as("the old limit reads 16 used, capped by 10").isFalse();
+      assertThat(changed.check("api", "k", 0).remaining()).as("a denial wrote nothing").isCloseTo(4, within(1e-3));
     }
   }
 }

@@ -53,4 +53,9 @@ class RedisStoreIT extends RateLimitStoreContract {
   protected int threads() {
     return 4;
   }
+
+  @Override
+  protected int replacements() {
+    return 200;
+  }
 }

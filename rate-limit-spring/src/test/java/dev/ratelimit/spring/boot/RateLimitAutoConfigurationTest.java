@@ -81,8 +81,9 @@ class RateLimitAutoConfigurationTest {
       assertThat(context).hasNotFailed();
       dev.ratelimit.limiter.RateLimiter limiter = context.getBean(dev.ratelimit.limiter.RateLimiter.class);
       assertThat(limiter.limit("api", "pro", "k", 5).allowed()).isTrue();
-      assertThat(limiter.limit("api", "k", 2).allowed()).as("the default plan: its own state").isTrue();
-      assertThat(limiter.limit("api", "k", 1).allowed()).as("the default plan: capacity 2").isFalse();
+      assertThat(limiter.limit("api", "pro", "k", 1).allowed()).isFalse();
+      assertThat(limiter.limit("api", "other", 2).allowed()).as("the default plan: capacity 2").isTrue();
+      assertThat(limiter.limit("api", "other", 1).allowed()).isFalse();
     });
     runner.withPropertyValues("ratelimit.plans.pro.api=token-bucket rate=5 period=1x").run(context ->
         assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("bad value '1x' for period"));
