@@ -68,35 +68,53 @@ public final class SwitchableStore implements RateLimitStore {
 
   @Override
   public KeySpace bind(String name, Limit limit) {
-    KeySpace space = inner.bind(name, limit);
-    return new KeySpace() {
-      @Override
-      public String name() {
-        return space.name();
-      }
+    return switchable(inner.bind(name, limit));
+  }
 
-      @Override
-      public Limit limit() {
-        return space.limit();
-      }
+  /** Plans sharing one state per key: the inner store's sharing, switched as the rest. */
+  @Override
+  public KeySpace share(KeySpace sibling, Limit limit) {
+    return switchable(inner.share(sibling instanceof Switchable own ? own.space : sibling, limit));
+  }
 
-      @Override
-      public Decision apply(String key, Operation op, double count, long maxWaitMillis) {
-        call(key);
-        return space.apply(key, op, count, maxWaitMillis);
-      }
+  private KeySpace switchable(KeySpace space) {
+    return new Switchable(space);
+  }
 
-      @Override
-      public void reset(String key) {
-        call(key);
-        space.reset(key);
-      }
+  /** A space of the inner store that refuses every call while the store is switched off. */
+  private final class Switchable implements KeySpace {
+    private final KeySpace space;
 
-      @Override
-      public Decision refund(String key, double count) {
-        call(key);
-        return space.refund(key, count);
-      }
-    };
+    Switchable(KeySpace space) {
+      this.space = space;
+    }
+
+    @Override
+    public String name() {
+      return space.name();
+    }
+
+    @Override
+    public Limit limit() {
+      return space.limit();
+    }
+
+    @Override
+    public Decision apply(String key, Operation op, double count, long maxWaitMillis) {
+      call(key);
+      return space.apply(key, op, count, maxWaitMillis);
+    }
+
+    @Override
+    public void reset(String key) {
+      call(key);
+      space.reset(key);
+    }
+
+    @Override
+    public Decision refund(String key, double count) {
+      call(key);
+      return space.refund(key, count);
+    }
   }
 }

@@ -40,6 +40,11 @@ class ReplacingHookTest {
     }
 
     @Override
+    public KeySpace share(KeySpace sibling, Limit limit) {
+      return inner.share(sibling, limit);
+    }
+
+    @Override
     public boolean canFail() {
       return false;
     }

@@ -47,6 +47,13 @@ final class TimedStore implements RateLimitStore {
     return new TimedSpace(inner.rebind(own, limit));
   }
 
+  /** The inner store's sharing of one state across plans (its conversion), timed as the rest. */
+  @Override
+  public KeySpace share(KeySpace sibling, Limit limit) {
+    KeySpace own = sibling instanceof TimedSpace timed ? timed.inner : sibling;
+    return new TimedSpace(inner.share(own, limit));
+  }
+
   /** The inner store hears of every replacement (the Redis store publishes it to the other nodes). */
   @Override
   public void replacing(String name, String plan, Limit limit) {

@@ -40,6 +40,9 @@ import org.springframework.web.bind.annotation.RestController;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, classes = MetricsHttpTest.App.class,
     properties = {
         "ratelimit.limits.open-api=token-bucket rate=2 period=1m failure=open",
+        // a plan of the same kind shares each key's state: the store under the meters must share too
+        "ratelimit.limits.planned=token-bucket rate=2 period=1m",
+        "ratelimit.plans.pro.planned=token-bucket rate=6 period=1m",
         "ratelimit.limits.local-api=token-bucket rate=2 period=1m failure=local",
         "ratelimit.limits.bulk=token-bucket rate=10 period=1m shards=2",
         "ratelimit.filter.rules[0].path=/open/**",
@@ -48,6 +51,10 @@ import org.springframework.web.bind.annotation.RestController;
         "ratelimit.filter.rules[1].path=/local/**",
         "ratelimit.filter.rules[1].limit=local-api",
         "ratelimit.filter.rules[1].key=principal",
+        "ratelimit.filter.rules[2].path=/planned/**",
+        "ratelimit.filter.rules[2].limit=planned",
+        "ratelimit.filter.rules[2].key=principal",
+        "ratelimit.filter.rules[2].plan=#{#request.getHeader('X-Plan')}",
         "management.endpoints.web.exposure.include=metrics,ratelimits"})
 class MetricsHttpTest {
   private final HttpClient client = HttpClient.newHttpClient();
@@ -98,7 +105,7 @@ class MetricsHttpTest {
         this.bulk = bulk;
       }
 
-      @GetMapping({"/open/me", "/local/me"})
+      @GetMapping({"/open/me", "/local/me", "/planned/me"})
       String me() {
         return "me";
       }
@@ -118,12 +125,25 @@ class MetricsHttpTest {
     }
   }
 
-  private HttpResponse<String> get(String path, String user) throws Exception {
-    HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+  private HttpResponse<String> get(String path, String user, String... headers) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
         .header("Authorization", "Basic " + Base64.getEncoder()
-            .encodeToString((user + ":" + user + "-pw").getBytes(StandardCharsets.UTF_8)))
-        .build();
-    return client.send(request, HttpResponse.BodyHandlers.ofString());
+            .encodeToString((user + ":" + user + "-pw").getBytes(StandardCharsets.UTF_8)));
+    for (int i = 0; i < headers.length; i += 2) {
+      request.header(headers[i], headers[i + 1]);
+    }
+    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** With the meters timing the store, a plan of the limit's kind still shares the key's state. */
+  @Test
+  void plans_onTheTimedStore_shareOneStatePerKey() throws Exception {
+    HttpResponse<String> onDefault = get("/planned/me", "ann");
+    assertThat(onDefault.headers().firstValue("X-RateLimit-Limit")).contains("2");
+    HttpResponse<String> onPro = get("/planned/me", "ann", "X-Plan", "pro");
+    assertThat(onPro.headers().firstValue("X-RateLimit-Limit")).contains("6");
+    assertThat(onPro.headers().firstValue("X-RateLimit-Remaining")).as("the default plan's use carried over")
+        .contains("4");
   }
 
   private int status(String path) throws Exception {
