@@ -138,8 +138,10 @@ class LimitSyncIT {
     assertThat(b.limits().get("api")).isEqualTo(Limit.parse(OLD));
     assertThat(b.limit("api", "pro", "k", 60).allowed()).isTrue();
     assertThat(b.limit("api", "pro", "k", 1).allowed()).as("the new plan's capacity, spent").isFalse();
-    assertThat(b.limit("api", "k", 3).allowed()).as("the default plan, unchanged and apart").isTrue();
-    assertThat(b.limit("api", "k", 1).allowed()).isFalse();
+    assertThat(b.limit("api", "k", 1).allowed())
+        .as("one state per key across plans: the 60 used stay used on the default plan, capped by its 3").isFalse();
+    assertThat(b.limit("api", "other", 3).allowed()).as("the default plan, unchanged").isTrue();
+    assertThat(b.limit("api", "other", 1).allowed()).isFalse();
   }
 
   @Test
