@@ -5,6 +5,7 @@ import com.hazelcast.config.CacheConfig;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastException;
 import com.hazelcast.core.HazelcastInstance;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -27,16 +28,44 @@ final class HazelcastCluster implements AutoCloseable {
   private HazelcastCluster() {}
 
   static HazelcastCluster start(int size) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return startOnce(size);
+      } catch (HazelcastException e) {
+        // a port found free was taken before the member bound it (another process's ephemeral
+        // port, as seen on a busy CI machine): pick new ports
+        if (attempt == 5 || !boundTaken(e)) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static HazelcastCluster startOnce(int size) {
     List<Integer> ports = new ArrayList<>();
     for (int i = 0; i < size; i++) {
       ports.add(freePort());
     }
     String name = "rate-limit-" + UUID.randomUUID();
     HazelcastCluster cluster = new HazelcastCluster();
-    for (int port : ports) {
-      cluster.members.add(Hazelcast.newHazelcastInstance(config(name, port, ports)));
+    try {
+      for (int port : ports) {
+        cluster.members.add(Hazelcast.newHazelcastInstance(config(name, port, ports)));
+      }
+    } catch (RuntimeException e) {
+      cluster.close();
+      throw e;
     }
     return cluster;
+  }
+
+  private static boolean boundTaken(Throwable e) {
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof java.net.BindException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static Config config(String clusterName, int port, List<Integer> ports) {
