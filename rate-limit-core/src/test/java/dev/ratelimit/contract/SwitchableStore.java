@@ -68,17 +68,13 @@ public final class SwitchableStore implements RateLimitStore {
 
   @Override
   public KeySpace bind(String name, Limit limit) {
-    return switchable(inner.bind(name, limit));
+    return new Switchable(inner.bind(name, limit));
   }
 
   /** Plans sharing one state per key: the inner store's sharing, switched as the rest. */
   @Override
   public KeySpace share(KeySpace sibling, Limit limit) {
-    return switchable(inner.share(sibling instanceof Switchable own ? own.space : sibling, limit));
-  }
-
-  private KeySpace switchable(KeySpace space) {
-    return new Switchable(space);
+    return new Switchable(inner.share(sibling instanceof Switchable own ? own.space : sibling, limit));
   }
 
   /** A space of the inner store that refuses every call while the store is switched off. */

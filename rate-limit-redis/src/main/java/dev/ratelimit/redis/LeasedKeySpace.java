@@ -47,17 +47,12 @@ final class LeasedKeySpace implements KeySpace {
     this.keys = keys;
     this.backlog = store.backlog();
     this.timer = timer;
-    this.size = size(keys.limit());
+    this.size = keys.limit().lease();
     this.sizeText = Args.number(size);
     this.capacity = keys.limit().capacity();
     this.lifetimeMillis = lifetimeMillis(keys.limit());
     this.lowWater = size / 2;
-    this.takes = new ScriptBatcher(store, Script.leaseFor(keys.limit().kind()), keys.head());
-  }
-
-  /** The units per lease of a limit, 0 when it has none. */
-  static double size(Limit limit) {
-    return limit.lease();
+    this.takes = new ScriptBatcher(store, Script.forKind(keys.limit().kind()), keys.head()); // op t of its batch script
   }
 
   /**

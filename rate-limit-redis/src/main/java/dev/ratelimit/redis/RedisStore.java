@@ -108,7 +108,7 @@ public final class RedisStore implements RateLimitStore {
 
   /** A limit with {@code lease=N} takes leases (DESIGN.md §4.3.3); others decide each request in Redis. */
   private KeySpace leasedIfAsked(RedisKeySpace keys) {
-    if (LeasedKeySpace.size(keys.limit()) == 0) {
+    if (keys.limit().lease() == 0) {
       return keys;
     }
     LeasedKeySpace space = new LeasedKeySpace(this, keys, timer);

@@ -56,18 +56,6 @@ final class Script {
     return script;
   }
 
-  /**
-   * The script that takes leases on keys of a limit of this kind: the kind's own, whose op
-   * {@code t} takes a lease (main-batch.lua), for the kinds whose units refill continuously and
-   * can be taken ahead: token bucket and GCRA (DESIGN.md §4.3.3).
-   */
-  static Script leaseFor(String kind) {
-    if (!kind.equals("token-bucket") && !kind.equals("gcra")) {
-      throw new IllegalArgumentException("leases are for token-bucket and gcra limits, not " + kind);
-    }
-    return forKind(kind);
-  }
-
   String name() {
     return name;
   }
