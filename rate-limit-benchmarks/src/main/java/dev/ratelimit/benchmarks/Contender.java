@@ -44,6 +44,11 @@ public interface Contender {
   /** A hot key that mostly denies: after the first burst of 10, nearly every call is a denial. */
   static final Config DENIES = new Config(10, Duration.ofSeconds(1));
   /**
+   * A hot key that mostly denies, a unit coming back every millisecond: waits fall on millisecond
+   * boundaries, and the state changes every millisecond.
+   */
+  static final Config DENIES_FAST = new Config(1000, Duration.ofSeconds(1));
+  /**
    * Many keys holding state: 10⁹ units per 100 years admits every call and never refills to
    * full, so every key keeps its state (none is fresh, in any store).
    */

@@ -19,7 +19,8 @@ public class HotKeyBenchmark {
   @Param({"rate-limit", "rate-limit-bucket4j", "bucket4j", "resilience4j", "guava", "map-lookup", "map-clock-cas"})
   public String contender;
 
-  @Param({"admits", "denies"})
+  /** {@code denies}: 10 per second; {@code denies-1000}: 1000 per second, a unit back every millisecond. */
+  @Param({"admits", "denies", "denies-1000"})
   public String limit;
 
   private final String key = "user-" + 42;
@@ -27,7 +28,12 @@ public class HotKeyBenchmark {
 
   @Setup
   public void setUp() {
-    subject = Contender.create(contender, limit.equals("admits") ? Contender.ADMITS : Contender.DENIES);
+    subject = Contender.create(contender, switch (limit) {
+      case "admits" -> Contender.ADMITS;
+      case "denies" -> Contender.DENIES;
+      case "denies-1000" -> Contender.DENIES_FAST;
+      default -> throw new IllegalArgumentException("unknown limit " + limit);
+    });
     subject.acquire(key);
   }
 
