@@ -111,6 +111,11 @@ final class WordKeySpace extends InMemoryKeySpace {
    * is raised before the state is swapped and read after it, so a reader never sees a state
    * newer than its stamp; a stamp ahead of its state only reads time a little later, which real
    * time has already reached.
+   *
+   * <p>{@code meta} is the space whose algorithm and timeline the state is on (its owner; another
+   * member takes the cell over), or a {@link Kept} decision of that owner's. The owner never
+   * changes: every {@code Kept} written to a cell names the same one, so the cell stays at two
+   * longs and a reference, as before decisions were kept.
    */
   static final class Cell {
     /** A NaN no arithmetic produces: the key was dropped; look it up again. */
@@ -129,13 +134,23 @@ final class WordKeySpace extends InMemoryKeySpace {
 
     volatile long word;
     volatile long stamp;
-    /** The space whose algorithm and timeline the state is on; another member takes the cell over. */
-    final WordKeySpace owner;
+    /**
+     * The owner, or a {@link Kept} of its. Written without ordering: a {@code Kept} is immutable
+     * (final fields, safely seen by any thread), and a reader that misses the latest one only
+     * decides again.
+     */
+    private Object meta;
 
     Cell(long word, long stamp, WordKeySpace owner) {
       this.word = word;
       this.stamp = stamp;
-      this.owner = owner;
+      this.meta = owner;
+    }
+
+    /** The space whose algorithm and timeline the state is on. */
+    WordKeySpace owner() {
+      Object m = meta;
+      return m instanceof Kept kept ? kept.owner : (WordKeySpace) m;
     }
 
     boolean swap(long expected, long next) {
@@ -152,6 +167,21 @@ final class WordKeySpace extends InMemoryKeySpace {
     /** Marks the cell dead if it still holds {@code expected}; true if this call did. */
     boolean kill(long expected) {
       return expected != DEAD && WORD.compareAndSet(this, expected, DEAD);
+    }
+  }
+
+  /**
+   * A decision that wrote nothing (a denial, a check), with what it was decided on. The algorithm
+   * is a pure function of these, so the same request on the same state and stamp in the same
+   * millisecond gets the same decision: a hot key denied thousands of times a millisecond is
+   * decided once per millisecond and state change, and the others share that decision (an
+   * immutable record) without computing or allocating anything.
+   */
+  private record Kept(WordKeySpace owner, long bits, long stamp, long t, Operation op, double count, long maxWait,
+      Decision decision) {
+    boolean decides(long bits, long stamp, long t, Operation op, double count, long maxWait) {
+      return this.bits == bits && this.t == t && this.stamp == stamp && this.count == count && this.op == op
+          && this.maxWait == maxWait;
     }
   }
 
@@ -187,18 +217,27 @@ final class WordKeySpace extends InMemoryKeySpace {
         cells.remove(key, cell);
         continue;
       }
-      if (cell.owner != this) { // written under another plan, or the limit this one replaced
-        Decision decision = applyToForeign(key, cell, bits, op, count, maxWait, now, t);
-        if (decision != null) {
-          return decision;
-        }
-        continue;
-      }
+      Object meta = cell.meta;
       long stamp = cell.stamp;
+      if (meta != this) {
+        if (meta instanceof Kept kept && kept.owner == this) {
+          if (kept.decides(bits, stamp, t, op, count, maxWait)) {
+            return kept.decision;
+          }
+        } else { // written under another plan, or the limit this one replaced
+          Decision decision = applyToForeign(key, cell, bits, op, count, maxWait, now, t);
+          if (decision != null) {
+            return decision;
+          }
+          continue;
+        }
+      }
       double state = Double.longBitsToDouble(bits);
       double next = algorithm.next(state, stamp, op, count, maxWait, t);
       if (Double.isNaN(next)) {
-        return algorithm.decide(state, stamp, op, count, maxWait, t);
+        Decision decision = algorithm.decide(state, stamp, op, count, maxWait, t);
+        cell.meta = new Kept(this, bits, stamp, t, op, count, maxWait, decision);
+        return decision;
       }
       if (usesStamp && t > stamp) {
         cell.raiseStamp(t);
@@ -276,7 +315,7 @@ final class WordKeySpace extends InMemoryKeySpace {
 
   /** The state of {@code cell} (holding {@code bits}, another member's) as this limit reads it at {@code t}. */
   private double carried(String key, Cell cell, long bits, long now, long t) {
-    WordKeySpace writer = cell.owner;
+    WordKeySpace writer = cell.owner();
     double used = writer.algorithm.used(Double.longBitsToDouble(bits), cell.stamp, writer.timeline(key, now));
     return algorithm.carried(used, t);
   }
@@ -289,7 +328,7 @@ final class WordKeySpace extends InMemoryKeySpace {
    */
   private void takeOver(String key, long now, long t) {
     cells.computeIfPresent(key, (k, cell) -> {
-      if (cell.owner == this) {
+      if (cell.owner() == this) {
         return cell;
       }
       for (;;) {
@@ -314,7 +353,7 @@ final class WordKeySpace extends InMemoryKeySpace {
         return taker.refundAt(key, count, now);
       }
       Cell cell = cells.get(key);
-      if (cell != null && cell.owner != this) {
+      if (cell != null && cell.owner() != this) {
         takeOver(key, now, t);
         continue;
       }
@@ -382,7 +421,7 @@ final class WordKeySpace extends InMemoryKeySpace {
     if (bits == Cell.DEAD) {
       return true;
     }
-    WordKeySpace writer = cell.owner;
+    WordKeySpace writer = cell.owner();
     long untilFresh = writer.untilFresh(entry.getKey(), cell, bits, now);
     if (untilFresh == 0) {
       if (cell.kill(bits)) {
