@@ -101,6 +101,34 @@ class AlgorithmPropertiesTest {
     }
   }
 
+  /**
+   * A decision that writes nothing (a denial, a check, 0 units), asked again at the same time,
+   * is the same decision (on a key held, the one kept from the first ask: docs/design.md §4.2),
+   * and asking again changes nothing after: the limiter goes on exactly as one asked once (whose
+   * decisions the properties above hold to the reference model).
+   */
+  @Property(tries = 300)
+  void keptDecisions_areTheSameAndChangeNothing(@ForAll("wordKinds") Timeline timeline) {
+    ManualClock clock = new ManualClock(timeline.start());
+    RateLimiter once = RateLimiter.builder().clock(clock).limit("l", timeline.limit()).build();
+    RateLimiter thrice = RateLimiter.builder().clock(clock).limit("l", timeline.limit()).build();
+    long now = timeline.start();
+    int index = 0;
+    for (Step step : timeline.steps()) {
+      now += step.dt();
+      clock.setMillis(now);
+      Decision expected = apply(once, step);
+      Decision first = apply(thrice, step);
+      String at = "step " + index++ + " " + step + " at " + now + " of " + timeline.limit();
+      assertThat(first).as(at).isEqualTo(expected);
+      boolean wroteNothing = !first.allowed() || step.op() == Op.CHECK || step.count() == 0;
+      if (wroteNothing) {
+        assertThat(apply(thrice, step)).as(at + ", asked again").isEqualTo(first);
+        assertThat(apply(thrice, step)).as(at + ", asked a third time").isEqualTo(first);
+      }
+    }
+  }
+
   private static void matchesReference(Timeline timeline) {
     Limit limit = timeline.limit();
     ManualClock clock = new ManualClock(timeline.start());
@@ -176,6 +204,12 @@ class AlgorithmPropertiesTest {
   @Provide
   Arbitrary<Timeline> anyLimit() {
     return Arbitraries.oneOf(tokenBuckets(), gcras(), fixedWindows(), slidingWindows(), slidingLogs(), quotas());
+  }
+
+  /** The kinds whose state is one word per key, where decisions that write nothing are kept. */
+  @Provide
+  Arbitrary<Timeline> wordKinds() {
+    return Arbitraries.oneOf(tokenBuckets(), gcras(), fixedWindows());
   }
 
   @Provide

@@ -35,8 +35,8 @@ public final class RateLimitAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  Clock rateLimitClock() {
-    return Clock.system();
+  Clock rateLimitClock(RateLimitProperties properties) {
+    return properties.getClock() == RateLimitProperties.ClockKind.COARSE ? Clock.coarse() : Clock.system();
   }
 
   @Bean

@@ -32,6 +32,17 @@ public class RateLimitProperties {
     BUCKET4J
   }
 
+  /** Where the in-memory store reads the time (docs/design.md §2.3). */
+  public enum ClockKind {
+    /** The system clock, read on every decision (the default). */
+    SYSTEM,
+    /**
+     * The system clock as a daemon thread reads it every half millisecond: cheaper to read, up to
+     * a millisecond late, never early.
+     */
+    COARSE
+  }
+
   /** Whether rate limiting is on: false turns off the limiter, the filter, the annotations, health and the endpoint. */
   private boolean enabled = true;
 
@@ -47,6 +58,12 @@ public class RateLimitProperties {
 
   /** Where limit state lives: memory (the default), redis or bucket4j. */
   private Store store = Store.MEMORY;
+
+  /**
+   * Where the in-memory store reads the time: system (the default) or coarse (read by a daemon
+   * thread every half millisecond: cheaper, up to a millisecond late, never early).
+   */
+  private ClockKind clock = ClockKind.SYSTEM;
 
   /** Rate limit header families on HTTP responses, comma-separated: legacy, ietf, none, and epoch (X-RateLimit-Reset as a Unix time). */
   private String headers = "legacy,ietf";
@@ -99,6 +116,14 @@ public class RateLimitProperties {
 
   public Store getStore() {
     return store;
+  }
+
+  public ClockKind getClock() {
+    return clock;
+  }
+
+  public void setClock(ClockKind clock) {
+    this.clock = clock;
   }
 
   public void setStore(Store store) {

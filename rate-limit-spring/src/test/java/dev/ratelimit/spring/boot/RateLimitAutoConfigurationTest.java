@@ -90,6 +90,17 @@ class RateLimitAutoConfigurationTest {
   }
 
   @Test
+  void clock_isTheSystemOneByDefault_coarseOnRequest_andAnUnknownOneFailsStartupNamingIt() {
+    runner.run(context -> assertThat(context.getBean(dev.ratelimit.Clock.class)).isSameAs(dev.ratelimit.Clock.system()));
+    runner.withPropertyValues("ratelimit.clock=coarse").run(context ->
+        assertThat(context.getBean(dev.ratelimit.Clock.class)).isSameAs(dev.ratelimit.Clock.coarse()));
+    runner.withPropertyValues("ratelimit.clock=fast").run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).hasMessageContaining("ratelimit.clock");
+    });
+  }
+
+  @Test
   void badSpec_failsStartupWithAMessageNamingThePropertyAndTheToken() {
     runner.withPropertyValues("ratelimit.limits.login=token-bucket rate=5 period=15x").run(context -> {
       assertThat(context).hasFailed();
