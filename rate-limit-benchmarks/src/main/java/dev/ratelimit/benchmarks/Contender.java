@@ -60,6 +60,7 @@ public interface Contender {
   static Contender create(String name, Config config) {
     return switch (name) {
       case "rate-limit" -> new Ours(config, new InMemoryStore());
+      case "rate-limit-coarse" -> new Ours(config, new InMemoryStore(dev.ratelimit.Clock.coarse()));
       case "rate-limit-bucket4j" -> new Ours(config, Bucket4jStore.local());
       case "bucket4j" -> new Bucket4j(config);
       case "resilience4j" -> new Resilience4j(config);

@@ -27,8 +27,10 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * <pre>java -cp rate-limit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.Suite [rounds] [report.md]</pre>
  */
 public final class Suite {
-  private static final List<String> CONTENDERS = List.of("rate-limit", "rate-limit-bucket4j", "bucket4j", "resilience4j", "guava", "map-lookup",
-      "map-clock-cas");
+  private static final List<String> CONTENDERS = List.of(System.getProperty("contenders",
+      "rate-limit,rate-limit-coarse,rate-limit-bucket4j,bucket4j,resilience4j,guava,map-lookup,map-clock-cas").split(","));
+  /** The peers whose fastest the targets of issue 16 hold rate-limit to, cell by cell. */
+  private static final List<String> PEERS = List.of("bucket4j", "resilience4j", "guava");
   /**
    * A fixed heap, touched before the run: without pre-touch, the first pass of allocation over a
    * grown young generation page-faults on fresh memory, which slows a contender that allocates
@@ -47,6 +49,7 @@ public final class Suite {
     for (int round = 1; round <= rounds; round++) {
       System.out.printf("%n=== round %d of %d ===%n", round, rounds);
       Options options = new OptionsBuilder().include(include).forks(1)
+          .param("contender", CONTENDERS.toArray(String[]::new))
           .warmupIterations(3).warmupTime(TimeValue.seconds(1))
           .measurementIterations(5).measurementTime(TimeValue.seconds(1))
           .jvmArgsAppend(JVM).build();
@@ -58,7 +61,7 @@ public final class Suite {
         String key = name + (limit != null ? " " + limit : "") + " | " + result.getParams().getParam("contender");
         scores.computeIfAbsent(key, k -> new ArrayList<>()).add(result.getPrimaryResult().getScore());
       }
-      for (String contender : CONTENDERS) {
+      for (String contender : Boolean.getBoolean("skipHeap") ? List.<String>of() : CONTENDERS) {
         scores.computeIfAbsent("HeapPerKey | " + contender, k -> new ArrayList<>()).add(heapPerKey(contender));
       }
     }
@@ -102,9 +105,9 @@ public final class Suite {
             + "heap in bytes per key.\n\n");
     out.append("| scenario |");
     CONTENDERS.forEach(c -> out.append(' ').append(c).append(" |"));
-    out.append(" rate-limit ÷ bucket4j |\n|---|");
+    out.append(" rate-limit ÷ bucket4j | rate-limit ÷ fastest peer | coarse ÷ fastest peer |\n|---|");
     CONTENDERS.forEach(c -> out.append("---|"));
-    out.append("---|\n");
+    out.append("---|---|---|\n");
     medians.forEach((scenario, byContender) -> {
       boolean heap = scenario.equals("HeapPerKey");
       int threads = scenario.contains("twoThreads") ? 2 : 1;
@@ -116,11 +119,24 @@ public final class Suite {
       }
       Double ours = byContender.get("rate-limit");
       Double theirs = byContender.get("bucket4j");
-      out.append(' ').append(ours == null || theirs == null ? "" : format("%.2f×", ours / theirs)).append(" |\n");
+      out.append(' ').append(ratio(ours, theirs, heap)).append(" |");
+      // the fastest peer: the highest throughput, or the fewest bytes per key
+      Double fastest = PEERS.stream().map(byContender::get).filter(java.util.Objects::nonNull)
+          .reduce((a, b) -> heap ? Math.min(a, b) : Math.max(a, b)).orElse(null);
+      out.append(' ').append(ratio(ours, fastest, heap)).append(" |");
+      out.append(' ').append(ratio(byContender.get("rate-limit-coarse"), fastest, heap)).append(" |\n");
     });
     out.append("\nRaw scores per round:\n\n");
     scores.forEach((key, values) -> out.append("- ").append(key).append(": ").append(values).append('\n'));
     return out.toString();
+  }
+
+  /** Ours over theirs, above 1 when ours is better: throughput ÷ throughput, their heap ÷ ours. */
+  private static String ratio(Double ours, Double theirs, boolean heap) {
+    if (ours == null || theirs == null) {
+      return "";
+    }
+    return format("%.2f×", heap ? theirs / ours : ours / theirs);
   }
 
   private static double median(List<Double> values) {
