@@ -23,13 +23,10 @@ function token_bucket.estimate_wait(L, empty_at, stamp, now, level, units)
   return max(now, stamp) - now + (units - level) * L.millis_per_unit
 end
 
-function token_bucket.slope(L)
-  return L.units_per_milli
-end
-
 KINDS['token-bucket'] = function(rate, period, capacity, max_reserved, offset)
   local L = word_limit(token_bucket, rate, period, capacity, max_reserved, offset)
   L.units_per_milli = L.rate / L.period
   L.millis_per_unit = L.period / L.rate
+  L.slope = L.units_per_milli -- the level rises by r per ms
   return L
 end
