@@ -67,7 +67,9 @@ end
 local ulp_low, ulp_high, ulp_of = 1, 0, 0
 
 local function ulp(x)
-  x = abs(x)
+  if x < 0 then
+    x = -x
+  end
   if x >= ulp_low and x < ulp_high then
     return ulp_of
   end
@@ -95,7 +97,21 @@ local function exact_ceil(estimate, slope, units, capacity, now)
     else
       margin = (1 - above) * slope
     end
-    local noise = NOISE * max(max(1, capacity), abs(units)) + 8 * ulp(abs(now) + rounded) * slope
+    -- max(max(1, capacity), abs(units)) and abs(now), written out: this runs on every decision
+    local scale, size, at = 1, units, now
+    if capacity > scale then
+      scale = capacity
+    end
+    if size < 0 then
+      size = -size
+    end
+    if size > scale then
+      scale = size
+    end
+    if at < 0 then
+      at = -at
+    end
+    local noise = NOISE * scale + 8 * ulp(at + rounded) * slope
     if margin > noise then
       return rounded
     end

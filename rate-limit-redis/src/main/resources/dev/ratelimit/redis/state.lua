@@ -15,8 +15,8 @@ local function read_now(given)
   if given ~= '' then
     return tonumber(given)
   end
-  local time = redis.call('TIME')
-  return tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
+  local time = redis.call('TIME') -- two decimal strings, which arithmetic reads as numbers
+  return time[1] * 1000 + floor(time[2] / 1000)
 end
 
 -- Limits built from their arguments, by those arguments: as a Redis Functions library this code

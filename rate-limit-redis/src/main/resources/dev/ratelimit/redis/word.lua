@@ -142,7 +142,9 @@ local function word_apply(L, state, op, count, max_wait, now)
   end
   local next_stamp = stamp
   if L.alg.uses_stamp then
-    next_stamp = max(stamp, t) -- a clock going back never lowers the stamp
+    if t > stamp then
+      next_stamp = t -- max(stamp, t): a clock going back never lowers the stamp
+    end
   end
   return { next_word, next_stamp, base }, word_admitted(L, next_word, next_stamp, op, t), true
 end
