@@ -2,9 +2,9 @@
 --
 -- A key holds one string: the fingerprint of the limit that wrote it (FINGERPRINT_LENGTH hex
 -- digits), then that kind's numbers: packed doubles after '=' (word.lua), or text after ' '
--- (%.17g for fractions; the sliding kinds and quotas). A kind's load(L, value) returns the
--- fingerprint, the state and, when the writer converts, what names it (its writer signature:
--- word.lua). A value written under another limit of the name reads as a fresh key, unless both
+-- (%.17g for fractions; the sliding kinds and quotas). A kind's load(L, value, signed) returns
+-- the fingerprint, the state and, when signed and the writer converts, what names it (its
+-- writer signature: word.lua); value(L, fingerprint, state) is the string to store. A value written under another limit of the name reads as a fresh key, unless both
 -- convert and are of one kind (token bucket, GCRA, fixed window without random phase: another
 -- plan, a change at runtime, a node not yet changed, a restart with other numbers): then it is
 -- carried over by the rule of DESIGN.md §2.7.
@@ -19,10 +19,10 @@ local function read_now(given)
   return time[1] * 1000 + floor(time[2] / 1000)
 end
 
--- Limits built from their arguments, by those arguments: as a Redis Functions library this code
--- runs once and keeps them from call to call (run by EVALSHA, it starts with an empty table each
--- time). Each entry is the limit and its own offset, which main-batch sets per key. At most
--- LIMITS_MAX, as the arguments come from clients.
+-- Limits built from their argument, by that argument's text: as a Redis Functions library this
+-- code runs once and keeps them from call to call (run by EVALSHA, it starts with an empty table
+-- each time). Each entry is the limit, its own offset (which the drivers set per key) and its
+-- fingerprint. At most LIMITS_MAX, as the arguments come from clients.
 local LIMITS, LIMITS_MAX, limits_kept = {}, 1000, 0
 
 -- What names a converting limit in the values it writes: its ARG_PARAMETERS parameters as
