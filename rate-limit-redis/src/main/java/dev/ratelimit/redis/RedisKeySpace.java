@@ -19,8 +19,8 @@ final class RedisKeySpace implements KeySpace {
   private final RedisStore store;
   private final String name;
   private final Limit limit;
-  /** Kind, fingerprint and parameters ({@link ScriptArguments#limit}); the offset is set per key. */
-  private final String[] head;
+  /** Kind, fingerprint and parameters, as one argument ({@link ScriptArguments#limit}); the offset is set per key. */
+  private final String head;
   private final LimitKind kind;
   /** Whether each key has a window offset of its own (a fixed window with a random phase). */
   private final boolean offsetPerKey;
@@ -87,7 +87,7 @@ final class RedisKeySpace implements KeySpace {
   }
 
   /** The limit as the scripts read it ({@link ScriptArguments#limit}), for the lease takes' batcher. */
-  String[] head() {
+  String head() {
     return head;
   }
 

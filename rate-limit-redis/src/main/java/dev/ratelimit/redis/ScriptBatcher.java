@@ -48,11 +48,11 @@ final class ScriptBatcher {
   private final Backlog backlog;
   private final Script script;
   /** The limit's arguments ({@link ScriptArguments#limit}). */
-  private final String[] limit;
+  private final String limit;
   /** {@link #LANES} on a standalone server; in a Cluster by slot, at most 16384. */
   private final ConcurrentHashMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
 
-  ScriptBatcher(RedisStore store, Script script, String[] limit) {
+  ScriptBatcher(RedisStore store, Script script, String limit) {
     this.store = store;
     this.backlog = store.backlog();
     this.script = script;

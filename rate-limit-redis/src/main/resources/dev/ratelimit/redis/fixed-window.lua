@@ -36,12 +36,9 @@ function fixed_window.estimate_wait(L, d, stamp, now, level, units)
   return target * L.period - now
 end
 
--- the level rises in steps
-function fixed_window.slope(L)
-  return 0
-end
-
 KINDS['fixed-window'] = function(rate, period, capacity, max_reserved, offset)
   -- the base of a key's timeline is a whole number of periods, so windows stay where they are
-  return word_limit(fixed_window, rate, period, capacity, max_reserved, offset, tonumber(period))
+  local L = word_limit(fixed_window, rate, period, capacity, max_reserved, offset, tonumber(period))
+  L.slope = 0 -- the level rises in steps
+  return L
 end

@@ -22,13 +22,10 @@ function gcra.estimate_wait(L, tat, stamp, now, level, units)
   return tat - now - (L.capacity - units) * L.emission_interval
 end
 
-function gcra.slope(L)
-  return L.units_per_milli
-end
-
 KINDS['gcra'] = function(rate, period, capacity, max_reserved, offset)
   local L = word_limit(gcra, rate, period, capacity, max_reserved, offset)
   L.emission_interval = L.period / L.rate
   L.units_per_milli = L.rate / L.period
+  L.slope = L.units_per_milli
   return L
 end

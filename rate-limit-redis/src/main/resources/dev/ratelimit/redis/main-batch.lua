@@ -5,8 +5,8 @@
 --
 -- KEYS       prefix:{name:key} of each key, in the order of their requests below
 -- ARGV       as dev.ratelimit.redis.ScriptArguments lays it out (the ARG_ constants): now and
---            keep, the limit from ARG_BATCH_LIMIT (kind, fingerprint, ARG_PARAMETERS
---            parameters), then from ARG_BATCH_REQUESTS one entry per key: the requests on
+--            keep, the limit at ARG_BATCH_LIMIT (one argument: kind, fingerprint, ARG_PARAMETERS
+--            parameters, ...), then from ARG_BATCH_REQUESTS one entry per key: the requests on
 --            KEYS[k]: its window offset ('-' for the limit's), then per request, in order: op ('l'
 --            limit, 'c' check, 'r' reserve, 'f' refund, 'x' reset, 't' lease take), count, and
 --            maxWait (ms, -1: no bound; for 't' the lease's size), all separated by spaces
@@ -18,26 +18,20 @@
 -- Reply: five integers per request, in the same order (reply_into in state.lua).
 local now = read_now(ARGV[ARG_NOW])
 local keep = ARGV[ARG_KEEP] == '1'
-local limit, fingerprint = read_limit(ARG_BATCH_LIMIT)
+local limit, fingerprint = read_limit(ARGV[ARG_BATCH_LIMIT])
 local default_offset = limit.offset
 
-local out = {}
+local out, n = reply_for(#KEYS), 0
 for k = 1, #KEYS do
   local key = KEYS[k]
-  local next_word = string.gmatch(ARGV[ARG_BATCH_REQUESTS + k - 1], '%S+')
-  local offset = next_word()
-  if offset == '-' then
-    limit.offset = default_offset
-  else
-    limit.offset = tonumber(offset)
-  end
+  local requests = read_requests(ARGV[ARG_BATCH_REQUESTS + k - 1])
+  limit.offset = requests[1] or default_offset
 
   local state = load_state(key, fingerprint, limit, now)
   local changed = false
   local d
-  for op in next_word do
-    local count = tonumber(next_word())
-    local max_wait = next_word()
+  for r = 2, #requests, 3 do
+    local op, count, bound = requests[r], requests[r + 1], requests[r + 2]
     if op == 'x' then
       state, changed, d = nil, true, decision(1, 0, 0, 0)
     elseif op == 'f' then
@@ -46,7 +40,7 @@ for k = 1, #KEYS do
       changed = changed or before ~= nil or state ~= nil
     elseif op == 't' then
       local next_state, wrote
-      next_state, d, wrote = limit:apply(state, 'l', count + tonumber(max_wait), 0, now)
+      next_state, d, wrote = limit:apply(state, 'l', count + bound, 0, now)
       if d[1] == 1 then
         d[1] = 2
       else
@@ -57,14 +51,14 @@ for k = 1, #KEYS do
       end
     elseif op == 'l' or op == 'c' or op == 'r' then
       local next_state, wrote
-      next_state, d, wrote = limit:apply(state, op, count, read_wait(max_wait), now)
+      next_state, d, wrote = limit:apply(state, op, count, bound, now)
       if wrote then
         state, changed = next_state, true
       end
     else
       error('unknown operation ' .. tostring(op))
     end
-    reply_into(out, d)
+    n = reply_into(out, n, d)
   end
   if changed then
     -- every decision's resetAfter is the time until its key's state afterwards is fresh: the

@@ -56,10 +56,15 @@ local function object_refund(L, state, count, now)
   return next_state, d
 end
 
+-- The value stored for a state: the fingerprint, a space, the kind's text.
+local function object_value(L, fingerprint, state)
+  return fingerprint .. ' ' .. L.alg.encode(L, state)
+end
+
 local function object_limit(alg, capacity)
   return {
     alg = alg, capacity = capacity, tol = tolerance(capacity),
     apply = object_apply, refund = object_refund, until_fresh = object_until_fresh, load = alg.load,
-    encode = alg.encode,
+    value = object_value,
   }
 end

@@ -13,7 +13,11 @@ local NEVER = 2 ^ 61
 local LONG_MAX = 2 ^ 63
 local INF = math.huge
 
+-- Library functions as locals: a global's field is two table lookups on every use, a local none.
 local floor, ceil, abs, max, min = math.floor, math.ceil, math.abs, math.max, math.min
+local frexp, ldexp = math.frexp, math.ldexp
+local pack, unpack_packed = struct.pack, struct.unpack
+local sub, byte = string.sub, string.byte
 
 -- Java's Math.max for doubles: +0 above -0 (Lua's math.max keeps its first argument on a tie).
 local function java_max(a, b)
@@ -57,14 +61,27 @@ local function ceil_wait(millis)
   return ceil(millis)
 end
 
--- Java's Math.ulp for finite doubles: the gap to the next larger magnitude.
+-- Java's Math.ulp for finite doubles: the gap to the next larger magnitude. The last binade
+-- asked about is kept ([ulp_low, ulp_high) has ulp_of): waits on one key's timeline mostly ask
+-- about the same one, and a comparison costs less than frexp and ldexp.
+local ulp_low, ulp_high, ulp_of = 1, 0, 0
+
 local function ulp(x)
-  x = abs(x)
+  if x < 0 then
+    x = -x
+  end
+  if x >= ulp_low and x < ulp_high then
+    return ulp_of
+  end
   if x == 0 then
     return 2 ^ -1074
   end
-  local _, e = math.frexp(x) -- x = m * 2^e with 0.5 <= m < 1
-  return max(math.ldexp(1, e - 53), 2 ^ -1074)
+  local _, e = frexp(x) -- x = m * 2^e with 0.5 <= m < 1
+  local gap = max(ldexp(1, e - 53), 2 ^ -1074)
+  if x < INF then
+    ulp_low, ulp_high, ulp_of = ldexp(1, e - 1), ldexp(1, e), gap
+  end
+  return gap
 end
 
 -- Rules.exactCeil: the estimate rounded up when that is exactly the first whole millisecond at
@@ -80,7 +97,21 @@ local function exact_ceil(estimate, slope, units, capacity, now)
     else
       margin = (1 - above) * slope
     end
-    local noise = NOISE * max(max(1, capacity), abs(units)) + 8 * ulp(abs(now) + rounded) * slope
+    -- max(max(1, capacity), abs(units)) and abs(now), written out: this runs on every decision
+    local scale, size, at = 1, units, now
+    if capacity > scale then
+      scale = capacity
+    end
+    if size < 0 then
+      size = -size
+    end
+    if size > scale then
+      scale = size
+    end
+    if at < 0 then
+      at = -at
+    end
+    local noise = NOISE * scale + 8 * ulp(at + rounded) * slope
     if margin > noise then
       return rounded
     end

@@ -2,9 +2,9 @@
 --
 -- A key holds one string: the fingerprint of the limit that wrote it (FINGERPRINT_LENGTH hex
 -- digits), then that kind's numbers: packed doubles after '=' (word.lua), or text after ' '
--- (%.17g for fractions; the sliding kinds and quotas). A kind's load(L, value) returns the
--- fingerprint, the state and, when the writer converts, what names it (its writer signature:
--- word.lua). A value written under another limit of the name reads as a fresh key, unless both
+-- (%.17g for fractions; the sliding kinds and quotas). A kind's load(L, value, signed) returns
+-- the fingerprint, the state and, when signed and the writer converts, what names it (its
+-- writer signature: word.lua); value(L, fingerprint, state) is the string to store. A value written under another limit of the name reads as a fresh key, unless both
 -- convert and are of one kind (token bucket, GCRA, fixed window without random phase: another
 -- plan, a change at runtime, a node not yet changed, a restart with other numbers): then it is
 -- carried over by the rule of DESIGN.md §2.7.
@@ -15,14 +15,14 @@ local function read_now(given)
   if given ~= '' then
     return tonumber(given)
   end
-  local time = redis.call('TIME')
-  return tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
+  local time = redis.call('TIME') -- two decimal strings, which arithmetic reads as numbers
+  return time[1] * 1000 + floor(time[2] / 1000)
 end
 
--- Limits built from their arguments, by those arguments: as a Redis Functions library this code
--- runs once and keeps them from call to call (run by EVALSHA, it starts with an empty table each
--- time). Each entry is the limit and its own offset, which main-batch sets per key. At most
--- LIMITS_MAX, as the arguments come from clients.
+-- Limits built from their argument, by that argument's text: as a Redis Functions library this
+-- code runs once and keeps them from call to call (run by EVALSHA, it starts with an empty table
+-- each time). Each entry is the limit, its own offset (which the drivers set per key) and its
+-- fingerprint. At most LIMITS_MAX, as the arguments come from clients.
 local LIMITS, LIMITS_MAX, limits_kept = {}, 1000, 0
 
 -- What names a converting limit in the values it writes: its ARG_PARAMETERS parameters as
@@ -55,37 +55,82 @@ local function writer_of(signature, L)
   return writer
 end
 
--- The limit whose arguments start at ARGV[at] (kind, fingerprint, ARG_PARAMETERS parameters,
--- then the limit it replaced: fingerprint or '-', ARG_PARAMETERS parameters, then '1' when it
--- converts): its kind's limit table, with the previous one as L.previous (and
--- L.previous_fingerprint) and, when it converts, L.signature, and its fingerprint.
-local function read_limit(at)
-  -- the previous limit's arguments are part of the id: the same limit may replace several
-  local id = table.concat(ARGV, ' ', at, at + ARG_LIMIT_SIZE - 1)
-  local kept = LIMITS[id]
+-- The limit an argument describes (ScriptArguments.limit: kind, fingerprint, ARG_PARAMETERS
+-- parameters, then the limit it replaced: fingerprint or '-', ARG_PARAMETERS parameters, then
+-- '1' when it converts): its kind's limit table, with the previous one as L.previous (and
+-- L.previous_fingerprint) and, when it converts, L.signature, and its fingerprint. The text is
+-- the same on every call of the limit, so it is the key it is kept under: one lookup per call.
+local function read_limit(text)
+  local kept = LIMITS[text]
   if kept ~= nil then
     kept[1].offset = kept[2]
-    return kept[1], ARGV[at + 1]
+    return kept[1], kept[3]
   end
-  local kind = KINDS[ARGV[at]]
-  if kind == nil then
-    error('unknown kind of limit ' .. tostring(ARGV[at]))
+  local w = words(text)
+  local kind = KINDS[w[1]]
+  if kind == nil or #w ~= 4 + 2 * ARG_PARAMETERS then
+    error('not a limit: ' .. tostring(text))
   end
-  local limit = kind(unpack(ARGV, at + 2, at + 1 + ARG_PARAMETERS))
-  limit.kind_name = ARGV[at]
-  local previous = ARGV[at + 2 + ARG_PARAMETERS]
+  local limit = kind(unpack(w, 3, 2 + ARG_PARAMETERS))
+  limit.kind_name = w[1]
+  local previous = w[3 + ARG_PARAMETERS]
   if previous ~= '-' then
-    limit.previous = kind(unpack(ARGV, at + 3 + ARG_PARAMETERS, at + 2 + 2 * ARG_PARAMETERS))
+    limit.previous = kind(unpack(w, 4 + ARG_PARAMETERS, 3 + 2 * ARG_PARAMETERS))
     limit.previous_fingerprint = previous
   end
-  if ARGV[at + ARG_LIMIT_SIZE - 1] == '1' then
-    limit.signature = signature_of(ARGV[at], unpack(ARGV, at + 2, at + 1 + ARG_PARAMETERS))
+  if w[4 + 2 * ARG_PARAMETERS] == '1' then
+    limit.signature = signature_of(w[1], unpack(w, 3, 2 + ARG_PARAMETERS))
   end
   if limits_kept == LIMITS_MAX then
     LIMITS, limits_kept = {}, 0
   end
-  LIMITS[id], limits_kept = { limit, limit.offset }, limits_kept + 1
-  return limit, ARGV[at + 1]
+  LIMITS[text], limits_kept = { limit, limit.offset, w[2] }, limits_kept + 1
+  return limit, w[2]
+end
+
+-- A bound on a wait from Java: -1 stands for no bound.
+local function read_wait(text)
+  local wait = tonumber(text)
+  if wait < 0 then
+    return INF
+  end
+  return wait
+end
+
+-- The requests on one key as main-batch reads them (its offset, then op count maxWait per
+-- request), parsed: { offset (nil: the limit's), op, count, bound, op, count, bound, ... }, the
+-- bound a number (maxWait, INF for none; for 't' the lease's size). Kept by their text as
+-- limits are: a key's requests are mostly the same few texts ('- l 1 0'), and parsing one cost
+-- about as much as the decision's arithmetic.
+local REQUESTS, requests_kept = {}, 0
+
+local function read_requests(text)
+  local parsed = REQUESTS[text]
+  if parsed ~= nil then
+    return parsed
+  end
+  local w = words(text)
+  if #w % 3 ~= 1 then
+    error('not a list of requests: ' .. tostring(text))
+  end
+  parsed = { tonumber(w[1]) }
+  if w[1] == '-' then
+    parsed[1] = false
+  end
+  for i = 2, #w, 3 do
+    local op = w[i]
+    parsed[i], parsed[i + 1] = op, tonumber(w[i + 1])
+    if op == 't' then
+      parsed[i + 2] = tonumber(w[i + 2])
+    else
+      parsed[i + 2] = read_wait(w[i + 2])
+    end
+  end
+  if requests_kept == LIMITS_MAX then
+    REQUESTS, requests_kept = {}, 0
+  end
+  REQUESTS[text], requests_kept = parsed, requests_kept + 1
+  return parsed
 end
 
 -- The key's state, or nil when it is fresh (missing, expired, or written under another limit).
@@ -96,11 +141,15 @@ local function load_state(key, fingerprint, limit, now)
   if not value then
     return nil
   end
-  local written_by, state, signature = limit:load(value)
+  local written_by, state = limit:load(value)
   if written_by == fingerprint then
-    return state
+    return state -- the common case: the signature is not even read
   end
-  if signature ~= nil and limit.signature ~= nil then
+  local signature = nil
+  if limit.signature ~= nil then
+    written_by, state, signature = limit:load(value, true)
+  end
+  if signature ~= nil then
     local writer = writer_of(signature, limit)
     if writer ~= nil then
       return limit:carry(writer, state, now)
@@ -121,7 +170,7 @@ local function save_state(key, fingerprint, limit, state, ttl, keep)
     redis.call('DEL', key)
     return
   end
-  local value = fingerprint .. (limit.value_mark or ' ') .. limit:encode(state)
+  local value = limit:value(fingerprint, state)
   if keep then
     redis.call('SET', key, value)
     return
@@ -135,29 +184,31 @@ local function save_state(key, fingerprint, limit, state, ttl, keep)
   end
 end
 
--- A wait bound from Java: -1 stands for no bound.
-local function read_wait(text)
-  local wait = tonumber(text)
-  if wait < 0 then
-    return INF
-  end
-  return wait
-end
-
 -- A decision appended to the reply as five numbers, which Redis replies as integers without
 -- formatting them (a %.17g string cost about as much as a command): allowed (1 or 0), remaining
 -- as mantissa and exponent (math.frexp: remaining = mantissa * 2^(exponent - 53), exact for
 -- every finite double; mantissa 0 with exponent 1 is -0), retryAfter and resetAfter (whole ms).
--- dev.ratelimit.redis.Args.decision reads them back.
-local function reply_into(out, d)
+-- dev.ratelimit.redis.Args.decision reads them back. out (from reply_for) holds n integers already; returns
+-- how many it holds afterwards (the caller counts: # on a table costs a search).
+local function reply_into(out, n, d)
   local remaining = d[2]
   if remaining ~= remaining or remaining == INF or remaining == -INF then
     error('a decision with remaining units ' .. tostring(remaining))
   end
-  local mantissa, exponent = math.frexp(remaining)
+  local mantissa, exponent = frexp(remaining)
   if remaining == 0 and 1 / remaining < 0 then
     exponent = 1
   end
-  local n = #out
   out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = d[1], mantissa * 2 ^ 53, exponent, d[3], d[4]
+  return n + 5
+end
+
+-- The table a reply is written into, for requests on this many keys: sized for one decision
+-- when there is one key (a call without coalescing), as growing an empty table to five entries
+-- resizes it three times, which cost about as much as the decision's arithmetic.
+local function reply_for(keys)
+  if keys == 1 then
+    return { 0, 0, 0, 0, 0 }
+  end
+  return {}
 end

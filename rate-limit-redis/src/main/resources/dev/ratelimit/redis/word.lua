@@ -14,22 +14,25 @@
 --
 -- A limit L is a table of numbers (capacity, max_reserved, tol, offset, base_period and the
 -- algorithm's own) with L.alg, the algorithm: level(L, word, stamp, now),
--- with_level(L, word, stamp, now, level), estimate_wait(L, word, stamp, now, level, units),
--- slope and uses_stamp. Functions take L rather than closing over it, so that building a limit
--- on each script call costs one small table.
+-- with_level(L, word, stamp, now, level), estimate_wait(L, word, stamp, now, level, units) and
+-- uses_stamp; and L.slope, how fast its level rises (units per ms; 0 when it rises in steps).
+-- Functions take L rather than closing over it, so that building a limit costs one small table.
 
 local FRESH = -INF    -- WordAlgorithm.FRESH: every algorithm reads it as the capacity
 local NO_STAMP = -INF -- WordAlgorithm.NO_STAMP: max(stamp, now) is now
 
 -- Milliseconds until the level (lvl at now) reaches units: the closed form when it is safely
 -- away from a millisecond boundary, else a search over the algorithm's own levels.
+-- (reaches(lvl, units, tol) is written out in the paths every decision takes: a call costs
+-- about as much as the comparison.)
 local function word_wait_until(L, word, stamp, now, lvl, units)
-  if reaches(lvl, units, L.tol) then
+  local tol = L.tol
+  if lvl >= units - tol then
     return 0
   end
   local alg = L.alg
-  local estimate = alg.estimate_wait(L, word, stamp, now, lvl, units - L.tol)
-  local exact = exact_ceil(estimate, alg.slope(L), units, L.capacity, now)
+  local estimate = alg.estimate_wait(L, word, stamp, now, lvl, units - tol)
+  local exact = exact_ceil(estimate, L.slope, units, L.capacity, now)
   if exact >= 0 then
     return exact
   end
@@ -101,7 +104,7 @@ local function word_next(L, word, stamp, op, count, max_wait, now)
     return nil
   end
   local after = alg.level(L, word, stamp, now) - count
-  if reaches(after, 0, L.tol) then
+  if after >= -L.tol then -- reaches(after, 0, L.tol)
     if not (after > 0) then
       after = 0
     end
@@ -139,7 +142,9 @@ local function word_apply(L, state, op, count, max_wait, now)
   end
   local next_stamp = stamp
   if L.alg.uses_stamp then
-    next_stamp = max(stamp, t) -- a clock going back never lowers the stamp
+    if t > stamp then
+      next_stamp = t -- max(stamp, t): a clock going back never lowers the stamp
+    end
   end
   return { next_word, next_stamp, base }, word_admitted(L, next_word, next_stamp, op, t), true
 end
@@ -174,16 +179,17 @@ end
 -- the byte after the fingerprint of a packed value (a text value has a space there)
 local PACKED = string.byte('=')
 
--- A packed value may end with its writer's signature (signature_of): what converts its state.
-local function word_load(L, value)
+-- A packed value may end with its writer's signature (signature_of): what converts its state,
+-- returned when signed (only a value with another limit's fingerprint needs it).
+local function word_load(L, value, signed)
   local n = #value
-  if string.byte(value, FINGERPRINT_LENGTH + 1) == PACKED and n >= FINGERPRINT_LENGTH + 25 then
-    local word, stamp, base = struct.unpack('<ddd', value, FINGERPRINT_LENGTH + 2)
+  if byte(value, FINGERPRINT_LENGTH + 1) == PACKED and n >= FINGERPRINT_LENGTH + 25 then
+    local word, stamp, base = unpack_packed('<ddd', value, FINGERPRINT_LENGTH + 2)
     local signature = nil
-    if n > FINGERPRINT_LENGTH + 25 then
-      signature = string.sub(value, FINGERPRINT_LENGTH + 26)
+    if signed and n > FINGERPRINT_LENGTH + 25 then
+      signature = sub(value, FINGERPRINT_LENGTH + 26)
     end
-    return string.sub(value, 1, FINGERPRINT_LENGTH), { word, stamp, base }, signature
+    return sub(value, 1, FINGERPRINT_LENGTH), { word, stamp, base }, signature
   end
   local fingerprint, word, stamp, base = string.match(value, '^(%S+) (%S+) (%S+) (%S+)$')
   if stamp == '-' then
@@ -192,12 +198,10 @@ local function word_load(L, value)
   return fingerprint, { tonumber(word), tonumber(stamp), tonumber(base) }
 end
 
-local function word_encode(L, state)
-  local packed = struct.pack('<ddd', state[1], state[2], state[3])
-  if L.signature ~= nil then
-    return packed .. L.signature
-  end
-  return packed
+-- The value stored for a state: the fingerprint, '=', the packed state and the writer's
+-- signature when it converts, in one concatenation.
+local function word_value(L, fingerprint, state)
+  return fingerprint .. '=' .. pack('<ddd', state[1], state[2], state[3]) .. (L.signature or '')
 end
 
 -- A limit of a word kind, from the parameters every one of them shares: rate, period (ms),
@@ -231,6 +235,6 @@ local function word_limit(alg, rate, period, capacity, max_reserved, offset, bas
     max_reserved = max_reserved, tol = tolerance(capacity), offset = tonumber(offset),
     base_period = base_period or 1,
     apply = word_apply, refund = word_refund, until_fresh = word_until_fresh, load = word_load,
-    encode = word_encode, value_mark = '=', carry = word_carry,
+    value = word_value, carry = word_carry,
   }
 end

@@ -109,6 +109,48 @@ class RedisStoreBehaviourIT {
   }
 
   /**
+   * The scripts' arguments come from clients: a limit or a request list that is not one is an
+   * error naming it, by EVAL and by the function library alike, and one kept by its text (the
+   * library keeps limits and request lists from call to call) never stands in for another.
+   */
+  @Test
+  void scripts_refuseArgumentsThatAreNotALimitOrRequestsAndKeepEachByItsOwnText() {
+    Script script = Script.forKind("token-bucket");
+    server.call("FUNCTION", "LOAD", "REPLACE", script.library());
+    String tenPerHour = ScriptArguments.limit("token-bucket", "aaaaaaaa", new String[] {"10", "3600000", "10", "-1", "0"},
+        true);
+    String twoPerHour = ScriptArguments.limit("token-bucket", "bbbbbbbb", new String[] {"2", "3600000", "2", "-1", "0"},
+        true);
+    for (boolean byFunction : new boolean[] {false, true}) {
+      String key = "ratelimit:{hostile:" + byFunction + "}";
+      // FCALL function 1 key args..., or EVAL source 1 key args... (the script as EVALSHA runs it)
+      java.util.function.Function<String[], Object> run = args -> {
+        String[] words = new String[4 + args.length];
+        words[0] = byFunction ? "FCALL" : "EVAL";
+        words[1] = byFunction ? script.function() : script.source();
+        words[2] = "1";
+        words[3] = key;
+        System.arraycopy(args, 0, words, 4, args.length);
+        return server.call(words);
+      };
+      assertThatThrownBy(() -> run.apply(new String[] {"", "0", "token-bucket aaaaaaaa 10 3600000", "- l 1 0"}))
+          .hasMessageContaining("not a limit: token-bucket aaaaaaaa 10 3600000");
+      assertThatThrownBy(() -> run.apply(new String[] {"", "0", "leaky " + tenPerHour.substring(13), "- l 1 0"}))
+          .hasMessageContaining("not a limit: leaky");
+      assertThatThrownBy(() -> run.apply(new String[] {"", "0", tenPerHour, "- l 1"}))
+          .hasMessageContaining("not a list of requests: - l 1");
+      assertThatThrownBy(() -> run.apply(new String[] {"", "0", tenPerHour, "- q 1 0"}))
+          .hasMessageContaining("unknown operation q");
+      // the same request text under two limits: each decided by its own
+      assertThat(((List<?>) run.apply(new String[] {"", "0", tenPerHour, "- l 2 0"})).get(0)).isEqualTo(1L);
+      server.call("DEL", key);
+      assertThat(((List<?>) run.apply(new String[] {"", "0", twoPerHour, "- l 2 0"})).get(0)).isEqualTo(1L);
+      assertThat(((List<?>) run.apply(new String[] {"", "0", twoPerHour, "- l 2 0"})).get(0))
+          .as("2 of 2 taken: denied, whatever the same text decided under the other limit").isEqualTo(0L);
+    }
+  }
+
+  /**
    * Script calls Redis has run: EVALSHA, EVAL and FCALL (Redis 7 runs the scripts as functions),
    * but for an FCALL that Redis refused as "Function not found" (the library is loaded, and the
    * same call sent again).

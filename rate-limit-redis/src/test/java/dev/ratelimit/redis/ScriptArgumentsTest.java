@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /** The ARGV layout is written by Java and read by Lua from one description; no Redis needed. */
 class ScriptArgumentsTest {
-  private static final String[] LIMIT = ScriptArguments.limit("gcra", "fp", new String[] {"a", "b", "c", "d", "e"}, true);
+  private static final String LIMIT = ScriptArguments.limit("gcra", "fp", new String[] {"a", "b", "c", "d", "e"}, true);
 
   /** The ARG_ constants as the scripts see them, Lua's 1-based positions turned to Java's. */
   private static Map<String, Integer> luaConstants() {
@@ -35,9 +35,7 @@ class ScriptArgumentsTest {
     Map<String, Integer> lua = luaConstants();
     assertThat(args[lua.get("ARG_NOW") - 1]).isEqualTo("123");
     assertThat(args[lua.get("ARG_KEEP") - 1]).isEqualTo("1");
-    int limitAt = lua.get("ARG_BATCH_LIMIT") - 1;
-    assertThat(Arrays.asList(args).subList(limitAt, limitAt + lua.get("ARG_LIMIT_SIZE")))
-        .containsExactly("gcra", "fp", "a", "b", "c", "d", "e", "-", "0", "0", "0", "0", "0", "1");
+    assertThat(args[lua.get("ARG_BATCH_LIMIT") - 1]).isEqualTo("gcra fp a b c d e - 0 0 0 0 0 1");
     assertThat(lua.get("ARG_PARAMETERS")).isEqualTo(ScriptArguments.PARAMETERS);
     assertThat(ScriptArguments.requestsOf(0)).isEqualTo(lua.get("ARG_BATCH_REQUESTS") - 1);
     assertThat(args).hasSize(ScriptArguments.requestsOf(1) + 1);
@@ -51,20 +49,18 @@ class ScriptArgumentsTest {
     Map<String, Integer> lua = luaConstants();
     assertThat(args[lua.get("ARG_KEEP") - 1]).isEqualTo("0");
     int stride = lua.get("ARG_ALL_STRIDE");
-    int size = lua.get("ARG_LIMIT_SIZE");
-    int second = lua.get("ARG_ALL_FIRST") - 1 + stride;
+    int first = lua.get("ARG_ALL_FIRST") - 1;
+    int second = first + stride;
     assertThat(args).hasSize(second + stride);
-    assertThat(args[second - stride + size]).isEqualTo("1");
-    assertThat(Arrays.asList(args).subList(second, second + size)).containsExactly("gcra", "fp", "a", "b", "c", "d", "777", "-", "0", "0", "0",
-        "0", "0", "1");
-    assertThat(args[second + size]).isEqualTo("2.5");
+    assertThat(Arrays.asList(args).subList(first, second)).containsExactly(LIMIT, "-", "1");
+    assertThat(Arrays.asList(args).subList(second, second + stride)).containsExactly(LIMIT, "777", "2.5");
   }
 
   @Test
   void limit_carriesThePreviousLimitAfterItsOwn() {
-    String[] limit = ScriptArguments.limit("gcra", "fp", new String[] {"a", "b", "c", "d", "e"}, "old",
+    String limit = ScriptArguments.limit("gcra", "fp", new String[] {"a", "b", "c", "d", "e"}, "old",
         new String[] {"v", "w", "x", "y", "z"}, false);
-    assertThat(limit).hasSize(luaConstants().get("ARG_LIMIT_SIZE"))
+    assertThat(limit.split(" ")).hasSize(4 + 2 * luaConstants().get("ARG_PARAMETERS"))
         .containsExactly("gcra", "fp", "a", "b", "c", "d", "e", "old", "v", "w", "x", "y", "z", "0");
   }
 
