@@ -122,9 +122,9 @@ public final class RateLimitHeaders {
   }
 
   private void legacy(Response response, Decision decision, Clock clock, boolean fresh) {
-    put(response, "X-RateLimit-Limit", Long.toString(units(decision.limit(), decision.limit())), fresh);
-    put(response, "X-RateLimit-Remaining", Long.toString(units(decision.remaining(), decision.limit())), fresh);
-    put(response, "X-RateLimit-Reset", Long.toString(epoch
+    put(response, "X-RateLimit-Limit", NumberText.of(units(decision.limit(), decision.limit())), fresh);
+    put(response, "X-RateLimit-Remaining", NumberText.of(units(decision.remaining(), decision.limit())), fresh);
+    put(response, "X-RateLimit-Reset", NumberText.of(epoch
         ? seconds(clock.millis() + decision.resetAfterMillis())
         : seconds(decision.resetAfterMillis())), fresh);
   }
@@ -154,8 +154,9 @@ public final class RateLimitHeaders {
 
   /** {@code "api";r=42;t=17}: the units remaining and the seconds until the key is full again. */
   static String state(String name, Decision decision) {
-    return '"' + name + "\";r=" + units(decision.remaining(), decision.limit()) + ";t="
-        + seconds(decision.resetAfterMillis());
+    // the numbers' text first: concatenating strings copies bytes, where concatenating longs converts digits
+    return '"' + name + "\";r=" + NumberText.of(units(decision.remaining(), decision.limit())) + ";t="
+        + NumberText.of(seconds(decision.resetAfterMillis()));
   }
 
   /** Seconds for an empty key to be full again, rounded up; -1 for a calendar quota ({@link Limit#refillTime}). */

@@ -88,6 +88,57 @@ class RateLimitHeadersTest {
         entry("X-RateLimit-Reset", "60"));
   }
 
+  /**
+   * The exact text of each family for the decisions at the edges: nothing left, a fraction left,
+   * numbers past the small ones kept as text ({@link NumberText#KEPT}), a key already full.
+   * Clients parse these: they must not change by a byte.
+   */
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      // remaining | limit | resetAfterMillis | X-RateLimit-Limit | X-RateLimit-Remaining | X-RateLimit-Reset
+      "0 | 100 | 60000 | 100 | 0 | 60",
+      "-2.5 | 100 | 61001 | 100 | 0 | 62",
+      "41.7 | 100 | 34999 | 100 | 41 | 35",
+      "0.999 | 1 | 1 | 1 | 0 | 1",
+      "1023.5 | 1024 | 1023000 | 1024 | 1023 | 1023",
+      "4999999998.75 | 5000000000 | 9007199254740991 | 5000000000 | 4999999998 | 9007199254741",
+      "100 | 100 | 0 | 100 | 100 | 0",
+  })
+  void legacy_exactText(double remaining, double limit, long resetAfterMillis, String limitText, String remainingText,
+      String resetText) {
+    FakeResponse response = new FakeResponse();
+    RateLimitHeaders.parse("legacy").write(response, "api", "unused", new Decision(true, remaining, limit, 0,
+        resetAfterMillis), clock);
+    assertThat(response.headers).containsExactly(entry("X-RateLimit-Limit", limitText),
+        entry("X-RateLimit-Remaining", remainingText), entry("X-RateLimit-Reset", resetText));
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      // spec | remaining | resetAfterMillis | RateLimit-Policy | RateLimit
+      "token-bucket rate=100 period=1m | 0 | 60000 | \"api\";q=100;w=60 | \"api\";r=0;t=60",
+      "token-bucket rate=100 period=1m | 41.7 | 34999 | \"api\";q=100;w=60 | \"api\";r=41;t=35",
+      "token-bucket rate=100 period=1m | 100 | 0 | \"api\";q=100;w=60 | \"api\";r=100;t=0",
+      "token-bucket rate=5000000000 period=1d | 4999999998.75 | 86400000 | \"api\";q=5000000000;w=86400 | \"api\";r=4999999998;t=86400",
+      "quota rate=1000 cadence=month | 999 | 2678400000 | \"api\";q=1000 | \"api\";r=999;t=2678400",
+  })
+  void ietf_exactText(String spec, double remaining, long resetAfterMillis, String policy, String state) {
+    Rule rule = rule("api", spec);
+    FakeResponse response = new FakeResponse();
+    RateLimitHeaders.parse("ietf").write(response, rule, new Decision(true, remaining, rule.spec().capacity(), 0,
+        resetAfterMillis), clock);
+    assertThat(response.headers).containsExactly(entry("RateLimit-Policy", policy), entry("RateLimit", state));
+  }
+
+  @Test
+  void ietf_severalLimitsExactText() {
+    Rule[] rules = {rule("api", "token-bucket rate=100 period=1m"), rule("day", "token-bucket rate=2000 period=1d")};
+    assertThat(write(RateLimitHeaders.parse("ietf"), rules,
+        new Decision(true, 0.5, 100, 0, 0), new Decision(true, 1999.25, 2000, 0, 86_399_001))).containsExactly(
+        entry("RateLimit-Policy", "\"api\";q=100;w=60, \"day\";q=2000;w=86400"),
+        entry("RateLimit", "\"api\";r=0;t=0, \"day\";r=1999;t=86400"));
+  }
+
   @Test
   void write_epochGivesAbsoluteSecondsRoundedUp() {
     Rule[] rules = {rule("api", "10/1m")};

@@ -72,11 +72,12 @@ public final class BenchServer {
         send(endPoint, os, "/without/", requests);
       }
       System.out.printf("in process (LocalConnector), %d rounds of %d requests each, order alternating%n", rounds, requests);
-      System.out.println("round  with(us CPU/req)  without(us CPU/req)  ratio");
+      System.out.println("round  with(us CPU/req)  without(us CPU/req)  ratio  with(B/req)  without(B/req)  difference(B/req)");
       double[] ratios = new double[rounds];
+      double[] bytes = new double[rounds];
       for (int round = 0; round < rounds; round++) {
-        double with;
-        double without;
+        Cost with;
+        Cost without;
         if (round % 2 == 0) {
           with = send(endPoint, os, "/with/", requests);
           without = send(endPoint, os, "/without/", requests);
@@ -84,26 +85,48 @@ public final class BenchServer {
           without = send(endPoint, os, "/without/", requests);
           with = send(endPoint, os, "/with/", requests);
         }
-        ratios[round] = with / without;
-        System.out.printf("%5d  %16.3f  %19.3f  %5.3f%n", round + 1, with, without, ratios[round]);
+        ratios[round] = with.cpuMicros() / without.cpuMicros();
+        bytes[round] = with.bytes() - without.bytes();
+        System.out.printf("%5d  %16.3f  %19.3f  %5.3f  %11.0f  %14.0f  %17.0f%n", round + 1, with.cpuMicros(),
+            without.cpuMicros(), ratios[round], with.bytes(), without.bytes(), bytes[round]);
       }
-      Arrays.sort(ratios);
-      double median = rounds % 2 == 1 ? ratios[rounds / 2] : (ratios[rounds / 2 - 1] + ratios[rounds / 2]) / 2;
       System.out.printf("CPU per request with/without: median %.3f (rounds %.3f to %.3f): %.1f%% more CPU per request%n",
-          median, ratios[0], ratios[rounds - 1], (median - 1) * 100);
+          median(ratios), min(ratios), max(ratios), (median(ratios) - 1) * 100);
+      System.out.printf("heap allocated per request, with - without: median %.0f B (rounds %.0f to %.0f)%n",
+          median(bytes), min(bytes), max(bytes));
     } finally {
       server.stop();
     }
   }
 
+  private static double median(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    int n = sorted.length;
+    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  }
+
+  private static double min(double[] values) {
+    return Arrays.stream(values).min().orElseThrow();
+  }
+
+  private static double max(double[] values) {
+    return Arrays.stream(values).max().orElseThrow();
+  }
+
+  /** What a round of requests cost per request: process CPU time in µs, and heap allocated by all threads in bytes. */
+  record Cost(double cpuMicros, double bytes) {}
+
   /**
-   * Sends requests one after another on a keep-alive connection; the process CPU time per
-   * request, in µs. The client only looks for the end of each response (the body "ok\n"): parsing
-   * the responses would put a client's work on the server's bill.
+   * Sends requests one after another on a keep-alive connection; the process CPU time and the
+   * heap allocated per request. The client only looks for the end of each response (the body
+   * "ok\n"): parsing the responses would put a client's work on the server's bill. Allocation
+   * is robust to other load on the machine, unlike time: the same work allocates the same bytes.
    */
-  private static double send(LocalConnector.LocalEndPoint endPoint, OperatingSystemMXBean os, String path,
+  private static Cost send(LocalConnector.LocalEndPoint endPoint, OperatingSystemMXBean os, String path,
       int requests) throws Exception {
     String request = "GET " + path + " HTTP/1.1\r\nHost: bench\r\n\r\n";
+    long allocatedBefore = allocated();
     long before = os.getProcessCpuTime();
     for (int i = 0; i < requests; i++) {
       endPoint.addInput(request);
@@ -118,7 +141,18 @@ public final class BenchServer {
         }
       }
     }
-    return (os.getProcessCpuTime() - before) / 1000.0 / requests;
+    long cpu = os.getProcessCpuTime() - before;
+    return new Cost(cpu / 1000.0 / requests, (double) (allocated() - allocatedBefore) / requests);
+  }
+
+  /** Bytes allocated so far by the live threads (Jetty's pool threads live through the bench). */
+  private static long allocated() {
+    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long total = 0;
+    for (long bytes : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+      total += Math.max(0, bytes);
+    }
+    return total;
   }
 
   private static boolean endsWithBody(ByteBuffer output) {
