@@ -73,6 +73,19 @@ class RateLimiterTest {
     assertThat(limiter.reserve("tb", "k", 3).allowed()).isTrue();
   }
 
+  /** One unit takes a shortcut through the checks: a limit it does not fit still refuses it. */
+  @Test
+  void oneUnit_onALimitBelowOne_isRefused_andReservedWithinMaxReserved() {
+    RateLimiter limiter = limiter("half", "token-bucket rate=1 period=1s capacity=0.5 maxReserved=1");
+    assertThatThrownBy(() -> limiter.limit("half", "k", 1))
+        .hasMessage("count 1 is above the capacity, 0.5, of limit 'half': it could never be admitted");
+    assertThatThrownBy(() -> limiter.check("half", "k", 1)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(limiter.reserve("half", "k", 1).allowed()).as("capacity + maxReserved is 1.5").isTrue();
+    RateLimiter sliding = limiter("sw", "sliding-window rate=10 period=1s");
+    assertThatThrownBy(() -> sliding.reserve("sw", "k", 1)).isInstanceOf(UnsupportedOperationException.class);
+    assertThat(sliding.limit("sw", "k", 1).allowed()).isTrue();
+  }
+
   @Test
   void reserve_onAKindWithoutReservations_isRefusedClearly() {
     RateLimiter limiter = limiter("sw", "sliding-window rate=10 period=1s");
