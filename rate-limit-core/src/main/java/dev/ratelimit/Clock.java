@@ -42,8 +42,8 @@ public interface Clock {
    * The {@link #system()} time as a daemon thread reads it every half millisecond: a decision then
    * reads a field instead of the operating system's clock (about 30 ns of a 50-75 ns in-memory
    * decision on a virtual machine). It reads up to a millisecond behind (more while its thread
-   * waits for a CPU), never ahead and never back: no limit admits more on it than on the exact
-   * time, and no wait comes out shorter; some requests are admitted up to that lag later.
+   * waits for a CPU), never ahead and never back: each limit holds exactly on its timeline, no
+   * wait comes out shorter, and some requests are admitted up to that lag later.
    * Opt-in (docs/design.md §2.3): one thread per JVM, started on first use.
    */
   static Clock coarse() {

@@ -9,10 +9,10 @@ import java.util.concurrent.locks.LockSupport;
  * more of a decision on a hot key).
  *
  * <p>It is never ahead of the system clock and never goes back, so it only reads a little late:
- * under a millisecond while its thread runs on time, more while the thread waits for a CPU. Every
- * limit admits no more on a late time than on the exact one (units come back later, windows
- * close later), and waits computed from it are longer, never shorter: a late clock is never early
- * and never over-admits; it only admits some requests up to that lag later.
+ * under a millisecond while its thread runs on time, more while the thread waits for a CPU. Each
+ * limit holds exactly on this clock's timeline, and waits computed from it are longer, never
+ * shorter; against real time a lag that varies moves at most {@code rate × lag} units across a
+ * window's edge (docs/design.md §2.3).
  */
 final class CoarseClock implements Clock {
   /** Half a millisecond: the time read is then at most one whole millisecond behind. */

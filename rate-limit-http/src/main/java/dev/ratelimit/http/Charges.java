@@ -118,8 +118,8 @@ public final class Charges {
   }
 
   /**
-   * The matched rules whose condition holds, with their keys, bounded for the store, and their
-   * plans. Under {@code skip} a rule without a key drops out; under {@code deny} the result is
+   * The matched rules whose condition holds, with their keys (as resolved: the limiter bounds
+   * every key it is given, once, before any store sees it) and their plans. Under {@code skip} a rule without a key drops out; under {@code deny} the result is
    * only the {@link #missingKey()} refusal.
    */
   public static Charges of(Rule[] matched, Request request, MissingKey policy) {
@@ -146,7 +146,7 @@ public final class Charges {
           }
         }
       }
-      keys[i] = Keys.bounded(key);
+      keys[i] = key;
       if (rule.plan() != null) {
         plans = plans != null ? plans : new String[matched.length];
         plans[i] = rule.plan().plan(request);

@@ -118,7 +118,7 @@ public final class Keys {
   }
 
   /**
-   * The key as it reaches the store ({@link LongKeys#bounded}, as the limiter bounds it again):
+   * The key as it reaches the store ({@link LongKeys#bounded}, as the limiter bounds every key):
    * long keys and keys with lone surrogates hashed, so a huge header costs the store 71 bytes.
    */
   public static String bounded(String key) {
