@@ -5,7 +5,7 @@
 module dev.ratelimit.servlet {
   requires transitive dev.ratelimit.core;
   requires transitive jakarta.servlet;
-  requires dev.ratelimit.http;
+  requires transitive dev.ratelimit.http; // the builder's base, dev.ratelimit.http.builder
 
   exports dev.ratelimit.servlet;
 }

@@ -24,8 +24,9 @@ final class FilterSetup {
     rules.customKeys(ServletKeys.classNames(ServletKeys.loader()));
   }
 
-  void limiter(RateLimiter limiter) {
-    rules.limiter(limiter);
+  /** The shared part, which {@link RateLimitFilter.Builder}'s shared methods fill directly. */
+  RuleSetup rules() {
+    return rules;
   }
 
   /** The builder of the limiter this filter makes and owns: its limits, clock, store and failure policy. */

@@ -1,17 +1,11 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.Clock;
-import dev.ratelimit.FailurePolicy;
-import dev.ratelimit.Limit;
 import dev.ratelimit.StoreUnavailableException;
-import dev.ratelimit.http.ChargeOn;
 import dev.ratelimit.http.Charges;
-import dev.ratelimit.http.ProxyHeader;
-import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.Request;
-import dev.ratelimit.http.RuleLine;
 import dev.ratelimit.http.RuleOptions;
 import dev.ratelimit.http.UrlPattern;
+import dev.ratelimit.http.builder.FilterBuilder;
 import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.RateLimitStore;
 import jakarta.servlet.AsyncEvent;
@@ -217,44 +211,19 @@ public class RateLimitFilter extends HttpFilter {
 
   /**
    * Configures a filter in code. Either give a {@link RateLimiter}, or its limits (and clock,
-   * store, store failure policy) here; then the rules, which {@link #build()} checks.
+   * store, store failure policy) here; then the rules, which {@link #build()} checks. The
+   * methods shared with the WebFlux filter's builder are {@link FilterBuilder}'s.
    */
-  public static final class Builder {
-    private final FilterSetup setup = new FilterSetup();
+  public static final class Builder extends FilterBuilder<Builder, RateLimitFilter> {
+    private final FilterSetup setup;
 
-    private Builder() {}
-
-    /** Decides on this limiter (its limits, store and clock); the filter will not close it. */
-    public Builder limiter(RateLimiter limiter) {
-      setup.limiter(limiter);
-      return this;
+    private Builder() {
+      this(new FilterSetup());
     }
 
-    /** Adds a named limit from a spec, such as {@code token-bucket rate=100 period=1m}. */
-    public Builder limit(String name, String spec) {
-      return limit(name, Limit.parse(spec));
-    }
-
-    public Builder limit(String name, Limit limit) {
-      setup.limits().limit(name, limit);
-      return this;
-    }
-
-    /** The clock of the limiter this builder makes; for tests, a {@link dev.ratelimit.ManualClock}. */
-    public Builder clock(Clock clock) {
-      setup.limits().clock(clock);
-      return this;
-    }
-
-    public Builder store(RateLimitStore store) {
-      setup.limits().store(store);
-      return this;
-    }
-
-    /** What limits without their own {@code failure=} do while a remote store is down. */
-    public Builder storeFailure(FailurePolicy policy) {
-      setup.limits().storeFailure(policy);
-      return this;
+    private Builder(FilterSetup setup) {
+      super(setup.rules());
+      this.setup = setup;
     }
 
     /** Requests matching the servlet url-pattern spend 1 unit of the limit, keyed by client address. */
@@ -276,29 +245,6 @@ public class RateLimitFilter extends HttpFilter {
 
     public Builder rule(String pattern, String limit, KeyResolver key, double cost) {
       setup.rule(UrlPattern.parse(pattern), limit, key, cost);
-      return this;
-    }
-
-    /**
-     * The rule added last applies only to these HTTP methods ({@code "POST,PUT"}), as
-     * {@code methods=} in a {@code web.xml} rule line.
-     *
-     * @throws IllegalStateException before any rule
-     */
-    public Builder methods(String methods) {
-      setup.lastRule(RuleLine.methods(Objects.requireNonNull(methods, "methods")), null);
-      return this;
-    }
-
-    /**
-     * The rule added last keeps its charge only for these response statuses ({@code "401,403"},
-     * {@code "4xx"}, {@code "5xx"}); others are refunded once the status is known, as
-     * {@code charge-on=} in a {@code web.xml} rule line.
-     *
-     * @throws IllegalStateException before any rule
-     */
-    public Builder chargeOn(String statuses) {
-      setup.lastRule(null, ChargeOn.parse(Objects.requireNonNull(statuses, "statuses")));
       return this;
     }
 
@@ -345,45 +291,9 @@ public class RateLimitFilter extends HttpFilter {
       return this;
     }
 
-    /**
-     * Proxies whose forwarded header is believed: addresses and CIDR blocks, comma- or
-     * space-separated. Entries that cover every address need {@link #trustAllProxies()} first.
-     *
-     * @throws IllegalArgumentException naming a bad entry, or the entries that trust every address
-     */
-    public Builder trustedProxies(String proxies) {
-      setup.trustedProxies(proxies);
-      return this;
-    }
-
-    /**
-     * The header the trusted proxies write the client's address in, the only one read:
-     * {@code x-forwarded-for} (the default), {@code forwarded} (RFC 7239) or {@code x-real-ip}.
-     */
-    public Builder forwardedHeader(String header) {
-      setup.forwardedHeader(ProxyHeader.parse(Objects.requireNonNull(header, "header")));
-      return this;
-    }
-
-    /**
-     * Allows {@link #trustedProxies(String)} entries that cover every address ({@code 0.0.0.0/0},
-     * {@code ::/0}): only for a deployment whose every peer is a proxy writing the forwarded
-     * header, as anyone reaching the application directly could choose their own key.
-     */
-    public Builder trustAllProxies() {
-      setup.trustAllProxies();
-      return this;
-    }
-
     /** The client addresses of {@code ip} keys; replaces {@link #trustedProxies} and {@link #forwardedHeader}. */
     public Builder clientAddress(ClientAddress clients) {
       setup.clients(clients);
-      return this;
-    }
-
-    /** Header families: {@code legacy}, {@code ietf}, {@code none}, and {@code epoch}. Default: legacy, ietf. */
-    public Builder headers(String families) {
-      setup.headers(RateLimitHeaders.parse(Objects.requireNonNull(families, "families")));
       return this;
     }
 
@@ -398,12 +308,7 @@ public class RateLimitFilter extends HttpFilter {
       return this;
     }
 
-    /**
-     * @throws IllegalStateException when both a limiter and limits are given, no rule, or
-     *     {@link #trustAllProxies()} with no trusted proxy entry that needs it
-     * @throws IllegalArgumentException naming the rule that refers to an unknown limit, a bad key
-     *     or a cost no request could pay
-     */
+    @Override
     public RateLimitFilter build() {
       return new RateLimitFilter(setup.settle());
     }

@@ -1,26 +1,19 @@
 package dev.ratelimit.webflux;
 
-import dev.ratelimit.Clock;
-import dev.ratelimit.FailurePolicy;
-import dev.ratelimit.Limit;
 import dev.ratelimit.StoreUnavailableException;
-import dev.ratelimit.http.ChargeOn;
 import dev.ratelimit.http.Charges;
 import dev.ratelimit.http.Keys;
 import dev.ratelimit.http.Problem;
-import dev.ratelimit.http.ProxyHeader;
-import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.Refusals;
 import dev.ratelimit.http.RequestCondition;
 import dev.ratelimit.http.RequestPlan;
 import dev.ratelimit.http.Rule;
-import dev.ratelimit.http.RuleLine;
 import dev.ratelimit.http.RuleOptions;
 import dev.ratelimit.http.RuleSettings;
 import dev.ratelimit.http.RuleSetup;
 import dev.ratelimit.http.UrlPattern;
+import dev.ratelimit.http.builder.FilterBuilder;
 import dev.ratelimit.limiter.RateLimiter;
-import dev.ratelimit.store.RateLimitStore;
 import java.security.Principal;
 import java.util.Objects;
 import java.util.Optional;
@@ -179,50 +172,24 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
 
   /**
    * Configures a filter. Either give a {@link RateLimiter}, or its limits (and clock, store,
-   * store failure policy) here; then the rules, which {@link #build()} checks.
+   * store failure policy) here; then the rules, which {@link #build()} checks. The methods
+   * shared with the servlet filter's builder are {@link FilterBuilder}'s.
    */
-  public static final class Builder {
-    private final RuleSetup setup = new RuleSetup();
+  public static final class Builder extends FilterBuilder<Builder, RateLimitWebFilter> {
+    private final RuleSetup setup;
     private final PathPatternParser parser = PathPatternParser.defaultInstance;
     private BeanFactory beanFactory;
     private int order = ORDER;
 
     private Builder() {
+      this(new RuleSetup());
+    }
+
+    private Builder(RuleSetup setup) {
+      super(setup);
+      this.setup = setup;
       setup.customKeys(new Keys.Custom(SpelKey::isSpel, key -> SpelKey.parse(key, beanFactory),
           "a SpEL expression #{...} over #exchange and #request"));
-    }
-
-    /** Decides on this limiter (its limits, store and clock); the filter will not close it. */
-    public Builder limiter(RateLimiter limiter) {
-      setup.limiter(limiter);
-      return this;
-    }
-
-    /** Adds a named limit from a spec, such as {@code token-bucket rate=100 period=1m}. */
-    public Builder limit(String name, String spec) {
-      return limit(name, Limit.parse(spec));
-    }
-
-    public Builder limit(String name, Limit limit) {
-      setup.limits().limit(name, limit);
-      return this;
-    }
-
-    /** The clock of the limiter this builder makes; for tests, a {@link dev.ratelimit.ManualClock}. */
-    public Builder clock(Clock clock) {
-      setup.limits().clock(clock);
-      return this;
-    }
-
-    public Builder store(RateLimitStore store) {
-      setup.limits().store(store);
-      return this;
-    }
-
-    /** What limits without their own {@code failure=} do while a remote store is down. */
-    public Builder storeFailure(FailurePolicy policy) {
-      setup.limits().storeFailure(policy);
-      return this;
     }
 
     /** Requests matching the Spring path pattern spend 1 unit of the limit, keyed by client address. */
@@ -241,27 +208,6 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
     public Builder rule(String pattern, String limit, String key, double cost) {
       PathPattern parsed = parser.parse(Objects.requireNonNull(pattern, "pattern"));
       setup.rule(UrlPattern.custom(pattern, path -> parsed.matches(PathContainer.parsePath(path))), limit, key, cost);
-      return this;
-    }
-
-    /**
-     * The rule added last applies only to these HTTP methods ({@code "POST,PUT"}).
-     *
-     * @throws IllegalStateException before any rule
-     */
-    public Builder methods(String methods) {
-      setup.lastRule(RuleLine.methods(Objects.requireNonNull(methods, "methods")), null);
-      return this;
-    }
-
-    /**
-     * The rule added last keeps its charge only for these response statuses ({@code "401,403"},
-     * {@code "4xx"}, {@code "5xx"}); others are refunded once the status is known.
-     *
-     * @throws IllegalStateException before any rule
-     */
-    public Builder chargeOn(String statuses) {
-      setup.lastRule(null, ChargeOn.parse(Objects.requireNonNull(statuses, "statuses")));
       return this;
     }
 
@@ -294,33 +240,6 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
       return this;
     }
 
-    /**
-     * Proxies whose forwarded header is believed: addresses and CIDR blocks, comma- or
-     * space-separated. Entries that cover every address need {@link #trustAllProxies()} first.
-     */
-    public Builder trustedProxies(String proxies) {
-      setup.trustedProxies(proxies);
-      return this;
-    }
-
-    /** The header the trusted proxies write: {@code x-forwarded-for} (default), {@code forwarded} or {@code x-real-ip}. */
-    public Builder forwardedHeader(String header) {
-      setup.forwardedHeader(ProxyHeader.parse(Objects.requireNonNull(header, "header")));
-      return this;
-    }
-
-    /** Allows trusted proxy entries that cover every address: only if every peer is a proxy. */
-    public Builder trustAllProxies() {
-      setup.trustAllProxies();
-      return this;
-    }
-
-    /** Header families: {@code legacy}, {@code ietf}, {@code none}, and {@code epoch}. Default: legacy, ietf. */
-    public Builder headers(String families) {
-      setup.headers(RateLimitHeaders.parse(Objects.requireNonNull(families, "families")));
-      return this;
-    }
-
     /** What a rule does with a request without its key: {@code global} (default), {@code skip} or {@code deny}. */
     public Builder missingKey(String policy) {
       setup.missingKey(dev.ratelimit.http.MissingKey.parse(Objects.requireNonNull(policy, "policy")));
@@ -333,12 +252,7 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
       return this;
     }
 
-    /**
-     * @throws IllegalStateException when both a limiter and limits are given, no rule, or
-     *     {@link #trustAllProxies()} with no trusted proxy entry that needs it
-     * @throws IllegalArgumentException naming the rule that refers to an unknown limit, a bad key
-     *     or a cost no request could pay
-     */
+    @Override
     public RateLimitWebFilter build() {
       return new RateLimitWebFilter(setup.settle(), order);
     }

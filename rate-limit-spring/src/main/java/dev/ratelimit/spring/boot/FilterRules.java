@@ -2,6 +2,7 @@ package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.http.ChargeOn;
 import dev.ratelimit.http.RuleLine;
+import dev.ratelimit.http.builder.FilterBuilder;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.BeanFactory;
@@ -54,6 +55,91 @@ public final class FilterRules {
     void check(FilterRule rule);
 
     F build();
+  }
+
+  /**
+   * A {@link Target} onto a front end's {@link FilterBuilder}, written once for every front end:
+   * the settings go to the builder, and each rule with its methods and charge-on, checked first
+   * alone on a fresh builder. The front end says how a rule's path, key, plan and condition read
+   * in its own types.
+   *
+   * @param <B> the front end's builder
+   * @param <F> the filter it builds
+   */
+  public abstract static class BuilderTarget<B extends FilterBuilder<B, F>, F> implements Target<F> {
+    private final List<String> variables;
+    private final B builder;
+
+    /**
+     * @param variables the variables the front end's rule expressions may name
+     * @param builder the builder the settings and rules go to
+     */
+    protected BuilderTarget(List<String> variables, B builder) {
+      this.variables = List.copyOf(variables);
+      this.builder = builder;
+    }
+
+    /** The builder, for what the properties don't say (a gateway route's one rule). */
+    public B builder() {
+      return builder;
+    }
+
+    /** A builder on the same limiter with no settings and no rules: one rule is checked on it alone. */
+    protected abstract B fresh();
+
+    /** Adds the rule (path, limit, key, cost) to {@code builder}, with its plan and condition if it has them. */
+    protected abstract void add(B builder, FilterRule rule);
+
+    @Override
+    public List<String> variables() {
+      return variables;
+    }
+
+    @Override
+    public void headers(String families) {
+      builder.headers(families);
+    }
+
+    @Override
+    public void forwardedHeader(String header) {
+      builder.forwardedHeader(header);
+    }
+
+    @Override
+    public void trustAllProxies() {
+      builder.trustAllProxies();
+    }
+
+    @Override
+    public void trustedProxies(String proxies) {
+      builder.trustedProxies(proxies);
+    }
+
+    @Override
+    public void rule(FilterRule rule) {
+      addWithOptions(builder, rule);
+    }
+
+    @Override
+    public void check(FilterRule rule) {
+      addWithOptions(fresh(), rule).build();
+    }
+
+    @Override
+    public F build() {
+      return builder.build();
+    }
+
+    private B addWithOptions(B to, FilterRule rule) {
+      add(to, rule);
+      if (rule.methods() != null) {
+        to.methods(rule.methods());
+      }
+      if (rule.chargeOn() != null) {
+        to.chargeOn(rule.chargeOn());
+      }
+      return to;
+    }
   }
 
   /**

@@ -78,57 +78,40 @@ class RateLimitWebConfiguration {
   }
 
   /** {@code ratelimit.*} onto the servlet filter's builder; rule expressions see {@code #request} and {@code #principal}. */
-  private static final class ServletTarget implements FilterRules.Target<RateLimitFilter> {
-    private static final List<String> VARIABLES = SpelKeyResolver.VARIABLES;
-
+  private static final class ServletTarget extends FilterRules.BuilderTarget<RateLimitFilter.Builder, RateLimitFilter> {
     private final RateLimiter limiter;
     private final BeanFactory beanFactory;
-    private final RateLimitFilter.Builder builder;
 
     ServletTarget(RateLimiter limiter, MissingKey missingKey, BeanFactory beanFactory) {
+      super(SpelKeyResolver.VARIABLES, RateLimitFilter.builder().limiter(limiter).missingKey(missingKey));
       this.limiter = limiter;
       this.beanFactory = beanFactory;
-      this.builder = RateLimitFilter.builder().limiter(limiter).missingKey(missingKey);
     }
 
     @Override
-    public List<String> variables() {
-      return VARIABLES;
+    protected RateLimitFilter.Builder fresh() {
+      return RateLimitFilter.builder().limiter(limiter);
     }
 
+    /** Spring path patterns, SpEL keys, and expressions over the servlet request. */
     @Override
-    public void headers(String families) {
-      builder.headers(families);
-    }
-
-    @Override
-    public void forwardedHeader(String header) {
-      builder.forwardedHeader(header);
-    }
-
-    @Override
-    public void trustAllProxies() {
-      builder.trustAllProxies();
-    }
-
-    @Override
-    public void trustedProxies(String proxies) {
-      builder.trustedProxies(proxies);
-    }
-
-    @Override
-    public void rule(FilterRules.FilterRule rule) {
-      addRule(builder, rule, beanFactory);
-    }
-
-    @Override
-    public void check(FilterRules.FilterRule rule) {
-      addRule(RateLimitFilter.builder().limiter(limiter), rule, beanFactory).build();
-    }
-
-    @Override
-    public RateLimitFilter build() {
-      return builder.build();
+    protected void add(RateLimitFilter.Builder builder, FilterRules.FilterRule rule) {
+      PathPattern pattern = PathPatternParser.defaultInstance.parse(rule.path());
+      Predicate<String> matches = path -> pattern.matches(PathContainer.parsePath(path));
+      if (SpelKeyResolver.isSpel(rule.key())) {
+        builder.rule(rule.path(), matches, rule.limit(), (KeyResolver) SpelKeyResolver.parse(rule.key(), beanFactory),
+            rule.cost());
+      } else {
+        builder.rule(rule.path(), matches, rule.limit(), rule.key(), rule.cost());
+      }
+      RequestExpression plan = rule.plan();
+      if (plan != null) {
+        builder.plan(request -> plan.plan(SpelKeyResolver.variables(request, plan)));
+      }
+      RequestExpression condition = rule.condition();
+      if (condition != null) {
+        builder.condition(request -> condition.applies(SpelKeyResolver.variables(request, condition)));
+      }
     }
   }
 
@@ -151,33 +134,6 @@ class RateLimitWebConfiguration {
   private static final String SECURITY_FILTER_CHAIN = "org.springframework.security.web.SecurityFilterChain";
   /** Spring Boot's default order of Spring Security's filter chain (SecurityFilterProperties.DEFAULT_FILTER_ORDER). */
   static final int SECURITY_FILTER_ORDER = -100;
-
-  private static RateLimitFilter.Builder addRule(RateLimitFilter.Builder builder, FilterRules.FilterRule rule,
-      BeanFactory beanFactory) {
-    PathPattern pattern = PathPatternParser.defaultInstance.parse(rule.path());
-    Predicate<String> matches = path -> pattern.matches(PathContainer.parsePath(path));
-    if (SpelKeyResolver.isSpel(rule.key())) {
-      builder.rule(rule.path(), matches, rule.limit(), (KeyResolver) SpelKeyResolver.parse(rule.key(), beanFactory),
-          rule.cost());
-    } else {
-      builder.rule(rule.path(), matches, rule.limit(), rule.key(), rule.cost());
-    }
-    if (rule.methods() != null) {
-      builder.methods(rule.methods());
-    }
-    if (rule.chargeOn() != null) {
-      builder.chargeOn(rule.chargeOn());
-    }
-    RequestExpression plan = rule.plan();
-    if (plan != null) {
-      builder.plan(request -> plan.plan(SpelKeyResolver.variables(request, plan)));
-    }
-    RequestExpression condition = rule.condition();
-    if (condition != null) {
-      builder.condition(request -> condition.applies(SpelKeyResolver.variables(request, condition)));
-    }
-    return builder;
-  }
 
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "org.springframework.web.servlet.DispatcherServlet")

@@ -16,72 +16,28 @@ import org.springframework.web.server.ServerWebExchange;
  * WebFlux filter's rules, and the settings of a gateway route's filter. Rule expressions see
  * {@code #exchange}, {@code #request} (its {@code ServerHttpRequest}) and {@code #principal}.
  */
-public final class WebFluxFilterTarget implements FilterRules.Target<RateLimitWebFilter> {
+public final class WebFluxFilterTarget
+    extends FilterRules.BuilderTarget<RateLimitWebFilter.Builder, RateLimitWebFilter> {
   private static final List<String> VARIABLES = List.of("exchange", "request", "principal");
 
   private final RateLimiter limiter;
   private final BeanFactory beanFactory;
-  private final RateLimitWebFilter.Builder builder;
 
   public WebFluxFilterTarget(RateLimiter limiter, BeanFactory beanFactory) {
+    super(VARIABLES, RateLimitWebFilter.builder().limiter(limiter).beanFactory(beanFactory));
     this.limiter = limiter;
     this.beanFactory = beanFactory;
-    this.builder = RateLimitWebFilter.builder().limiter(limiter).beanFactory(beanFactory);
-  }
-
-  /** The builder, for what the properties don't say (a gateway route's one rule). */
-  public RateLimitWebFilter.Builder builder() {
-    return builder;
   }
 
   @Override
-  public List<String> variables() {
-    return VARIABLES;
+  protected RateLimitWebFilter.Builder fresh() {
+    return RateLimitWebFilter.builder().limiter(limiter).beanFactory(beanFactory);
   }
 
+  /** The builder reads Spring path patterns and SpEL keys itself; expressions see the exchange. */
   @Override
-  public void headers(String families) {
-    builder.headers(families);
-  }
-
-  @Override
-  public void forwardedHeader(String header) {
-    builder.forwardedHeader(header);
-  }
-
-  @Override
-  public void trustAllProxies() {
-    builder.trustAllProxies();
-  }
-
-  @Override
-  public void trustedProxies(String proxies) {
-    builder.trustedProxies(proxies);
-  }
-
-  @Override
-  public void rule(FilterRules.FilterRule rule) {
-    add(builder, rule);
-  }
-
-  @Override
-  public void check(FilterRules.FilterRule rule) {
-    add(RateLimitWebFilter.builder().limiter(limiter).beanFactory(beanFactory), rule).build();
-  }
-
-  @Override
-  public RateLimitWebFilter build() {
-    return builder.build();
-  }
-
-  private static RateLimitWebFilter.Builder add(RateLimitWebFilter.Builder builder, FilterRules.FilterRule rule) {
+  protected void add(RateLimitWebFilter.Builder builder, FilterRules.FilterRule rule) {
     builder.rule(rule.path(), rule.limit(), rule.key(), rule.cost());
-    if (rule.methods() != null) {
-      builder.methods(rule.methods());
-    }
-    if (rule.chargeOn() != null) {
-      builder.chargeOn(rule.chargeOn());
-    }
     RequestExpression plan = rule.plan();
     if (plan != null) {
       builder.plan(request -> plan.plan(variables(request)));
@@ -90,7 +46,6 @@ public final class WebFluxFilterTarget implements FilterRules.Target<RateLimitWe
     if (condition != null) {
       builder.condition(request -> condition.applies(variables(request)));
     }
-    return builder;
   }
 
   /** {@code #exchange}, {@code #request} and {@code #principal} (read by the filter). */
