@@ -26,14 +26,6 @@ final class GcraAlgorithm extends WordAlgorithm {
     return now + (capacity - level) * emissionInterval;
   }
 
-  /** The arrival time moves {@code count·T} past {@code max(tat, now)}, never beyond {@code now + τ} (level 0). */
-  @Override
-  protected double taken(double tat, long stamp, long now, double level, double count) {
-    double next = (tat > now ? tat : now) + count * emissionInterval;
-    double last = now + capacity * emissionInterval;
-    return next < last ? next : last;
-  }
-
   @Override
   protected double estimateWait(double tat, long stamp, long now, double level, double units) {
     return tat - now - (capacity - units) * emissionInterval;

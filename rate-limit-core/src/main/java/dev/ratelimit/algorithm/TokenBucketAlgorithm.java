@@ -27,27 +27,9 @@ final class TokenBucketAlgorithm extends WordAlgorithm {
     return Math.max(now, stamp) - level * millisPerUnit;
   }
 
-  /**
-   * When the level {@code (max(now, stamp) − e)·r}, below {@code units} here and so not capped,
-   * reaches them: at {@code e + units/r}, whatever the stamp. Read off the state, as GCRA's, and not
-   * through the level: that takes the level's arithmetic off the chain of dependent operations
-   * an admitting decision waits on (a quarter of a hot key's time, profiled). Like any estimate,
-   * {@link Rules#exactCeil} takes it only where rounding can't be wrong.
-   */
-  /** Below capacity the bucket empties {@code count/r} later than it did, never later than now (level 0). */
-  @Override
-  protected double taken(double emptyAt, long stamp, long now, double level, double count) {
-    if (level < capacity) {
-      double next = emptyAt + count * millisPerUnit;
-      double time = Math.max(now, stamp);
-      return next < time ? next : time;
-    }
-    return super.taken(emptyAt, stamp, now, level, count);
-  }
-
   @Override
   protected double estimateWait(double emptyAt, long stamp, long now, double level, double units) {
-    return emptyAt + units * millisPerUnit - now;
+    return Math.max(now, stamp) - now + (units - level) * millisPerUnit;
   }
 
   @Override

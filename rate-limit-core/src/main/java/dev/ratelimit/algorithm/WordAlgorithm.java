@@ -63,20 +63,8 @@ public abstract class WordAlgorithm {
       Decision decision = decide(state, stamp, op, count, maxWait, now);
       return decision.allowed() ? withLevel(state, stamp, now, decision.remaining()) : Double.NaN;
     }
-    double level = level(state, stamp, now);
-    return Rules.reaches(level - count, 0, tolerance) ? taken(state, stamp, now, level, count) : Double.NaN;
-  }
-
-  /**
-   * The state once {@code count} units are taken from {@code level} (which holds them, up to the
-   * tolerance): at level {@code max(level − count, 0)}. Kinds whose state is a time override it to
-   * move that time by the units' worth instead, which is the same state up to rounding and a
-   * shorter chain of dependent arithmetic between reading the state and swapping it: the window
-   * in which another thread's swap makes this one retry, and most of a hot key's decision.
-   */
-  protected double taken(double state, long stamp, long now, double level, double count) {
-    double after = level - count;
-    return withLevel(state, stamp, now, after > 0 ? after : 0);
+    double after = level(state, stamp, now) - count;
+    return Rules.reaches(after, 0, tolerance) ? withLevel(state, stamp, now, after > 0 ? after : 0) : Double.NaN;
   }
 
   /** The decision for a request whose {@link #next} state was written (its stamp raised to now). */

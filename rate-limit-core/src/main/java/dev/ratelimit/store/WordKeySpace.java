@@ -199,17 +199,12 @@ final class WordKeySpace extends InMemoryKeySpace {
   @Override
   Decision applyAt(String key, Operation op, double count, long maxWait, long now) {
     long t = timeline(key, now);
-    // a swap lost to another thread tries again on the same cell, without looking the key up:
-    // a cell's owner never changes, and a cell that died is looked up again
-    Cell cell = null;
     for (;;) {
       WordKeySpace taker = successor;
       if (taker != null) {
         return taker.applyAt(key, op, count, maxWait, now); // a call that read the old limit
       }
-      if (cell == null) {
-        cell = cells.get(key);
-      }
+      Cell cell = cells.get(key);
       if (cell == null) {
         Decision decision = applyToNewKey(key, op, count, maxWait, now, t);
         if (decision != null) {
@@ -220,7 +215,6 @@ final class WordKeySpace extends InMemoryKeySpace {
       long bits = cell.word;
       if (bits == Cell.DEAD) {
         cells.remove(key, cell);
-        cell = null;
         continue;
       }
       Object meta = cell.meta;
@@ -235,7 +229,6 @@ final class WordKeySpace extends InMemoryKeySpace {
           if (decision != null) {
             return decision;
           }
-          cell = null;
           continue;
         }
       }
