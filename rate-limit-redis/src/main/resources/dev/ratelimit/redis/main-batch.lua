@@ -15,13 +15,13 @@
 --            more (the reply's first field is 2); otherwise the request alone, exactly as 'l'
 --            count, and no lease: the last units of a key are never parked in one node's lease.
 --            Leases go back with 'f', never above the capacity.
--- Reply: five integers per request, in the same order (reply_into in state.lua).
+-- Reply: one string, 25 bytes per request, in the same order (reply_into in state.lua).
 local now = read_now(ARGV[ARG_NOW])
 local keep = ARGV[ARG_KEEP] == '1'
 local limit, fingerprint = read_limit(ARGV[ARG_BATCH_LIMIT])
 local default_offset = limit.offset
 
-local out, n = reply_for(#KEYS), 0
+local out, n = {}, 0
 for k = 1, #KEYS do
   local key = KEYS[k]
   local requests = read_requests(ARGV[ARG_BATCH_REQUESTS + k - 1])
@@ -66,4 +66,4 @@ for k = 1, #KEYS do
     save_state(key, fingerprint, limit, state, d[4], keep)
   end
 end
-return out
+return reply_of(out, n)
