@@ -32,7 +32,13 @@ for k = 1, #KEYS do
   local d
   for r = 2, #requests, 3 do
     local op, count, bound = requests[r], requests[r + 1], requests[r + 2]
-    if op == 'x' then
+    if op == 'l' or op == 'c' or op == 'r' then -- the common ones first: each test is a VM instruction
+      local next_state, wrote
+      next_state, d, wrote = limit:apply(state, op, count, bound, now)
+      if wrote then
+        state, changed = next_state, true
+      end
+    elseif op == 'x' then
       state, changed, d = nil, true, decision(1, 0, 0, 0)
     elseif op == 'f' then
       local before = state
@@ -46,12 +52,6 @@ for k = 1, #KEYS do
       else
         next_state, d, wrote = limit:apply(state, 'l', count, 0, now)
       end
-      if wrote then
-        state, changed = next_state, true
-      end
-    elseif op == 'l' or op == 'c' or op == 'r' then
-      local next_state, wrote
-      next_state, d, wrote = limit:apply(state, op, count, bound, now)
       if wrote then
         state, changed = next_state, true
       end
