@@ -61,6 +61,7 @@ public interface Contender {
     return switch (name) {
       case "rate-limit" -> new Ours(config, new InMemoryStore());
       case "rate-limit-coarse" -> new Ours(config, new InMemoryStore(dev.ratelimit.Clock.coarse()));
+      case "rate-limit-named" -> new Named(config);
       case "rate-limit-bucket4j" -> new Ours(config, Bucket4jStore.local());
       case "bucket4j" -> new Bucket4j(config);
       case "resilience4j" -> new Resilience4j(config);
@@ -96,6 +97,34 @@ public interface Contender {
     @Override
     public Object state() {
       return limiter;
+    }
+  }
+
+  /**
+   * rate-limit by a {@link dev.ratelimit.limiter.NamedLimiter}: the limit's name looked up once, as
+   * each peer here holds its limiters' map itself; the key still looked up on every call.
+   */
+  final class Named implements Contender {
+    private final dev.ratelimit.limiter.NamedLimiter api;
+
+    Named(Config config) {
+      api = dev.ratelimit.limiter.RateLimiter.builder()
+          .limit("api", dev.ratelimit.Limit.tokenBucket(config.rate(), config.period())).build().named("api");
+    }
+
+    @Override
+    public Object acquire(String key) {
+      return api.limit(key, 1);
+    }
+
+    @Override
+    public boolean admitted(Object result) {
+      return ((Decision) result).allowed();
+    }
+
+    @Override
+    public Object state() {
+      return api;
     }
   }
 

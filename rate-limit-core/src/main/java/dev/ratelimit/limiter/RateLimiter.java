@@ -14,7 +14,6 @@ import dev.ratelimit.store.RateLimitStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,8 +57,6 @@ public final class RateLimiter implements AutoCloseable {
    * runtime is each slot's one volatile reference ({@link #replace}).
    */
   private final Map<String, Slot> named;
-  /** Limit name → plan name → slot, for the names that have plans. */
-  private final Map<String, Map<String, Slot>> plans;
   private final UnknownPlans unknownPlans = new UnknownPlans();
   private final Map<Limit, BoundLimit> adHoc = new ConcurrentHashMap<>();
 
@@ -73,15 +70,17 @@ public final class RateLimiter implements AutoCloseable {
     Map<String, Slot> slots = new LinkedHashMap<>();
     builder.limits.forEach((name, limit) -> slots.put(name, new Slot(name, BoundLimit.bind(binding(), name, limit))));
     this.named = slots; // never changed after construction
-    Map<String, Map<String, Slot>> byName = new HashMap<>();
     builder.plans.forEach((plan, specs) -> specs.forEach((name, limit) -> {
-      if (!slots.containsKey(name)) {
+      Slot defaultPlan = slots.get(name);
+      if (defaultPlan == null) {
         throw new IllegalStateException("plan '" + plan + "' names limit '" + name
             + "', which has no default spec; add limit(\"" + name + "\", spec) first");
       }
-      byName.computeIfAbsent(name, n -> new LinkedHashMap<>()).put(plan, planSlot(name, plan, limit, slots.get(name)));
+      if (defaultPlan.plans.isEmpty()) {
+        defaultPlan.plans = new LinkedHashMap<>();
+      }
+      defaultPlan.plans.put(plan, planSlot(name, plan, limit, defaultPlan));
     }));
-    this.plans = Collections.unmodifiableMap(byName);
   }
 
   /**
@@ -103,28 +102,22 @@ public final class RateLimiter implements AutoCloseable {
     return shared != null ? new Slot(own, shared) : new Slot(own, BoundLimit.bind(binding(), own, limit));
   }
 
-  /**
-   * The limit in force for one name and plan: one volatile reference to an immutable
-   * {@link BoundLimit}, read once per call, so a call sees the old limit or the new one, never a
-   * mix.
-   */
-  private static final class Slot {
-    /** What the store keys this slot's state by: the name, or {@code name@plan} for a plan. */
-    final String storeName;
-    volatile BoundLimit bound;
-
-    Slot(String storeName, BoundLimit bound) {
-      this.storeName = storeName;
-      this.bound = bound;
-    }
-
-    static String storeName(String name, String plan) {
-      return name + '@' + plan;
-    }
-  }
-
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * The decisions on one named limit, its name looked up now instead of on every call (a hot
+   * loop on one limit saves a map lookup per call): see {@link NamedLimiter}.
+   *
+   * @throws IllegalArgumentException for an unknown limit
+   */
+  public NamedLimiter named(String name) {
+    Slot slot = named.get(name);
+    if (slot == null) {
+      throw unknownLimit(name);
+    }
+    return new NamedLimiter(name, slot, unknownPlans);
   }
 
   /** Consumes one unit if admitted; a denial changes nothing. */
@@ -312,7 +305,7 @@ public final class RateLimiter implements AutoCloseable {
   /** Forgets the key, under every plan: it is full again. */
   public void reset(String name, String key) {
     bound(name).reset(key(key));
-    for (Slot plan : plans.getOrDefault(name, Map.of()).values()) {
+    for (Slot plan : named.get(name).plans.values()) {
       if (!plan.bound.name.equals(name)) { // a plan sharing the default's state was reset with it
         plan.bound.reset(key(key));
       }
@@ -371,7 +364,7 @@ public final class RateLimiter implements AutoCloseable {
   /** {@link #reset} without blocking, under every plan. */
   public CompletionStage<Void> resetAsync(String name, String key) {
     CompletionStage<Void> done = bound(name).resetAsync(key(key));
-    for (Slot plan : plans.getOrDefault(name, Map.of()).values()) {
+    for (Slot plan : named.get(name).plans.values()) {
       if (!plan.bound.name.equals(name)) {
         done = done.thenCompose(ignored -> plan.bound.resetAsync(key(key)));
       }
@@ -410,11 +403,11 @@ public final class RateLimiter implements AutoCloseable {
   /** The plans' limits in force: limit name → plan name → limit (the default plan aside). */
   public Map<String, Map<String, Limit>> plans() {
     Map<String, Map<String, Limit>> all = new LinkedHashMap<>();
-    named.keySet().forEach(name -> {
-      Map<String, Slot> own = plans.get(name);
-      if (own != null) {
+    named.forEach((name, slot) -> {
+      Map<String, Slot> own = slot.plans;
+      if (!own.isEmpty()) {
         Map<String, Limit> specs = new LinkedHashMap<>();
-        own.forEach((plan, slot) -> specs.put(plan, slot.bound.limit));
+        own.forEach((plan, planned) -> specs.put(plan, planned.bound.limit));
         all.put(name, Collections.unmodifiableMap(specs));
       }
     });
@@ -477,7 +470,7 @@ public final class RateLimiter implements AutoCloseable {
         sharers.add("the default plan");
         carries = BoundLimit.carriesOver(named.get(name).bound.limit, limit);
       }
-      for (Map.Entry<String, Slot> other : plans.getOrDefault(name, Map.of()).entrySet()) {
+      for (Map.Entry<String, Slot> other : named.get(name).plans.entrySet()) {
         BoundLimit bound = other.getValue().bound;
         if (other.getValue() != slot && bound.name.equals(name)) {
           sharers.add("plan '" + other.getKey() + "'");
@@ -533,17 +526,11 @@ public final class RateLimiter implements AutoCloseable {
 
   /** The limit in force under a plan; an unknown plan is the default one, logged once. */
   private BoundLimit bound(String name, String plan) {
-    if (plan == null) {
-      return bound(name);
-    }
-    Map<String, Slot> own = plans.get(name);
-    Slot slot = own == null ? null : own.get(plan);
+    Slot slot = named.get(name);
     if (slot == null) {
-      BoundLimit fallback = bound(name);
-      unknownPlans.seen(name, plan);
-      return fallback;
+      throw unknownLimit(name);
     }
-    return slot.bound;
+    return slot.under(plan, unknownPlans);
   }
 
   /** The slot to replace: a plan must be configured. */
@@ -555,10 +542,10 @@ public final class RateLimiter implements AutoCloseable {
     if (plan == null) {
       return slot;
     }
-    Slot planned = plans.getOrDefault(name, Map.of()).get(plan);
+    Slot planned = slot.plans.get(plan);
     if (planned == null) {
       throw new IllegalArgumentException("limit '" + name + "' has no plan '" + plan + "'; its plans: "
-          + (plans.containsKey(name) ? String.join(", ", plans.get(name).keySet()) : "none"));
+          + (slot.plans.isEmpty() ? "none" : String.join(", ", slot.plans.keySet())));
     }
     return planned;
   }
@@ -630,7 +617,7 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   /** Every front end's key, bounded here once: long or not losslessly encodable keys are hashed. */
-  private static String key(String key) {
+  static String key(String key) {
     return LongKeys.bounded(Objects.requireNonNull(key, "key (use \"\" for the limit's global bucket)"));
   }
 

@@ -1,13 +1,14 @@
 package dev.ratelimit.redis;
 
 import dev.ratelimit.Decision;
-import java.util.List;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * What goes to the scripts and comes back. Numbers go as text that Lua's {@code tonumber} reads
  * back to the same double: whole numbers as integers, others as Java's shortest round-tripping
- * form ({@code 1.0E-4} reads as exactly the double Java holds). Decisions come back as integers
- * (a double as its mantissa and exponent), which Redis replies without formatting them.
+ * form ({@code 1.0E-4} reads as exactly the double Java holds). Decisions come back packed in one
+ * string (doubles as their bytes: exact), which Redis replies without converting anything.
  */
 final class Args {
   /** A wait with no bound ({@code Long.MAX_VALUE} in Java). */
@@ -29,43 +30,45 @@ final class Args {
     return value == Long.MAX_VALUE ? NO_BOUND : Long.toString(value);
   }
 
-  /** Integers per decision in a script's reply. */
-  static final int DECISION_FIELDS = 5;
+  /** Bytes per decision in a script's reply. */
+  static final int DECISION_BYTES = 25;
 
   /**
-   * One decision of a script's reply, which has {@value #DECISION_FIELDS} integers per request
-   * (reply_into in state.lua): allowed (1 or 0), remaining as mantissa and exponent, retryAfter
-   * and resetAfter.
+   * One decision of a script's reply, which is one string of {@value #DECISION_BYTES} bytes per
+   * request (reply_into in state.lua): allowed (0, 1, or 2 for a lease taken) as one byte, then
+   * remaining, retryAfter and resetAfter as little-endian doubles.
    */
-  static List<Object> reply(List<Object> reply, int index) {
-    int from = DECISION_FIELDS * index;
-    if (reply == null || reply.size() < from + DECISION_FIELDS
-        || !reply.subList(from, from + DECISION_FIELDS).stream().allMatch(Long.class::isInstance)) {
-      throw new IllegalStateException("a rate-limit script replied " + reply + "; expected a decision for request "
-          + (index + 1));
+  static Answer reply(byte[] reply, int index) {
+    int from = DECISION_BYTES * index;
+    if (reply == null || reply.length < from + DECISION_BYTES) {
+      throw new IllegalStateException("a rate-limit script replied " + (reply == null ? "no string" : reply.length + " bytes")
+          + "; expected a decision for request " + (index + 1));
     }
-    return reply.subList(from, from + DECISION_FIELDS);
+    ByteBuffer fields = ByteBuffer.wrap(reply, from, DECISION_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    int allowed = fields.get();
+    double remaining = fields.getDouble();
+    double retryAfter = fields.getDouble();
+    double resetAfter = fields.getDouble();
+    if (allowed < 0 || allowed > 2 || !Double.isFinite(remaining) || !isMillis(retryAfter) || !isMillis(resetAfter)) {
+      throw new IllegalStateException("a rate-limit script replied allowed " + allowed + ", remaining " + remaining
+          + ", retryAfter " + retryAfter + ", resetAfter " + resetAfter + " for request " + (index + 1));
+    }
+    return new Answer(allowed, remaining, (long) retryAfter, (long) resetAfter);
   }
 
-  /** A decision as a script replies it: {@code [1, 5404319552844596, -1, 0, 125]} is 0.30000000000000004 left. */
-  static Decision decision(List<Object> fields, double capacity) {
-    if (fields.size() != DECISION_FIELDS || !fields.stream().allMatch(Long.class::isInstance)) {
-      throw new IllegalStateException("a rate-limit script replied " + fields + "; expected "
-          + DECISION_FIELDS + " integers");
-    }
-    return new Decision((Long) fields.get(0) == 1, remaining((Long) fields.get(1), (Long) fields.get(2)), capacity,
-        (Long) fields.get(3), (Long) fields.get(4));
+  /** A whole number of milliseconds, as the scripts reply waits (Java's long saturates above 2^63). */
+  private static boolean isMillis(double millis) {
+    return millis >= 0 && millis <= 0x1p63 && millis == Math.rint(millis);
   }
 
-  /** mantissa * 2^(exponent - 53), as Lua's math.frexp split it (exactly); mantissa 0 with exponent 1 is -0. */
-  static double remaining(long mantissa, long exponent) {
-    if (mantissa == 0) {
-      return exponent == 1 ? -0.0 : 0.0;
+  /**
+   * One decision as a script replied it.
+   *
+   * @param allowed 0 denied, 1 admitted, 2 admitted with a lease taken as well
+   */
+  record Answer(int allowed, double remaining, long retryAfterMillis, long resetAfterMillis) {
+    Decision decision(double capacity) {
+      return new Decision(allowed != 0, remaining, capacity, retryAfterMillis, resetAfterMillis);
     }
-    if (Math.abs(mantissa) >= 1L << 53 || exponent < -1100 || exponent > 1100) {
-      throw new IllegalStateException("a rate-limit script replied remaining units " + mantissa + " * 2^("
-          + exponent + " - 53)");
-    }
-    return Math.scalb((double) mantissa, (int) exponent - 53);
   }
 }

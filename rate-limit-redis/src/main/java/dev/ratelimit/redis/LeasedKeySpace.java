@@ -224,14 +224,13 @@ final class LeasedKeySpace implements KeySpace {
   }
 
   /** The request's decision from a take's reply; a granted lease goes to the key's units. */
-  private Decision took(String key, Lease lease, List<Object> reply) {
-    List<Object> fields = Args.reply(reply, 0);
-    boolean granted = (Long) fields.get(0) == 2;
+  private Decision took(String key, Lease lease, Args.Answer reply) {
+    boolean granted = reply.allowed() == 2;
     lease.scarce = !granted;
+    Decision inRedis = reply.decision(capacity);
     if (!granted) {
-      return Args.decision(fields, capacity);
+      return inRedis;
     }
-    Decision inRedis = Args.decision(List.of(1L, fields.get(1), fields.get(2), fields.get(3), fields.get(4)), capacity);
     if (!lease.add(size, inRedis.remaining(), inRedis.resetAfterMillis())) {
       keys.refundAsync(key, size); // it expired while the take was in flight
     }

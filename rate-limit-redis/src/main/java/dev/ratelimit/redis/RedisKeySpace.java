@@ -5,7 +5,6 @@ import dev.ratelimit.Limit;
 import dev.ratelimit.Operation;
 import dev.ratelimit.algorithm.LimitKind;
 import dev.ratelimit.store.KeySpace;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -114,8 +113,8 @@ final class RedisKeySpace implements KeySpace {
     return op == Operation.RESERVE ? maxWaitMillis : 0;
   }
 
-  private Decision decision(List<Object> reply) {
-    return Args.decision(reply, capacity);
+  private Decision decision(Args.Answer reply) {
+    return reply.decision(capacity);
   }
 
   @Override

@@ -189,8 +189,8 @@ public final class RedisStore implements RateLimitStore {
     if (!backlog.enter()) {
       return CompletableFuture.failedFuture(backlog.full());
     }
-    CompletableFuture<List<Object>> call = runner.run(Script.LIMIT_ALL, keys, args);
-    CompletableFuture<List<Object>> answer = new CompletableFuture<>();
+    CompletableFuture<byte[]> call = runner.run(Script.LIMIT_ALL, keys, args);
+    CompletableFuture<byte[]> answer = new CompletableFuture<>();
     Timeout expiry = backlog.expireLater(answer);
     call.whenComplete((reply, failure) -> {
       expiry.cancel();
@@ -204,7 +204,7 @@ public final class RedisStore implements RateLimitStore {
     return answer.thenApply(reply -> {
       List<Decision> decisions = new ArrayList<>(keys.length);
       for (int i = 0; i < keys.length; i++) {
-        decisions.add(Args.decision(Args.reply(reply, i), spaces.get(i).limit().capacity()));
+        decisions.add(Args.reply(reply, i).decision(spaces.get(i).limit().capacity()));
       }
       return decisions;
     });

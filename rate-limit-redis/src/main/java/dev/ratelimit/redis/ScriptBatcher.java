@@ -69,7 +69,7 @@ final class ScriptBatcher {
    * @param offset the key's window offset for a fixed window with a random phase, else {@code -}
    * @param encoded {@code op count maxWait}, as the script reads it
    */
-  List<Object> decide(String redisKey, String offset, String encoded) {
+  Args.Answer decide(String redisKey, String offset, String encoded) {
     if (!backlog.enter()) {
       throw backlog.full();
     }
@@ -78,7 +78,7 @@ final class ScriptBatcher {
   }
 
   /** The reply to one request, without waiting. */
-  CompletableFuture<List<Object>> decideAsync(String redisKey, String offset, String encoded) {
+  CompletableFuture<Args.Answer> decideAsync(String redisKey, String offset, String encoded) {
     if (!backlog.enter()) {
       return CompletableFuture.failedFuture(backlog.full());
     }
@@ -86,7 +86,7 @@ final class ScriptBatcher {
   }
 
   /** A synchronous caller's wait for its reply; if its call chose it, it then wakes the others. */
-  private List<Object> await(Request request, long deadline) {
+  private Args.Answer await(Request request, long deadline) {
     try {
       return backlog.await(request.reply, deadline);
     } finally {
@@ -108,7 +108,7 @@ final class ScriptBatcher {
     /** Whether a thread blocks until the reply comes (the synchronous API): it times its own wait. */
     final boolean waitedFor;
     /** Its decision as the script wrote it. */
-    final CompletableFuture<List<Object>> reply = new CompletableFuture<>();
+    final CompletableFuture<Args.Answer> reply = new CompletableFuture<>();
     /** Fails the reply of an asynchronous request at its deadline; {@code null} for a synchronous one. */
     final Timeout expiry;
     /** Set before {@link #reply} completes when this request's thread is to wake the others of its call. */
@@ -143,10 +143,10 @@ final class ScriptBatcher {
    */
   private static final class Call {
     private final List<Request> requests;
-    private final List<List<Object>> replies;
+    private final List<Args.Answer> replies;
     private final AtomicBoolean handedOut = new AtomicBoolean();
 
-    Call(List<Request> requests, List<List<Object>> replies) {
+    Call(List<Request> requests, List<Args.Answer> replies) {
       this.requests = requests;
       this.replies = replies;
     }
@@ -251,7 +251,7 @@ final class ScriptBatcher {
     }
     store.runner().run(script, keys, args).whenComplete((reply, failure) -> {
       Throwable error = failure;
-      List<List<Object>> replies = null;
+      List<Args.Answer> replies = null;
       if (error == null) {
         try {
           replies = new ArrayList<>(ordered.size());

@@ -6,9 +6,13 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisFunctionAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.ByteArrayOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.io.IOException;
@@ -34,7 +38,11 @@ final class ScriptRunner {
   private static final List<String> UNAVAILABLE = List.of("LOADING", "BUSY", "MASTERDOWN", "CLUSTERDOWN",
       "TRYAGAIN", "READONLY", "OOM", "NOREPLICAS", "MISCONF");
 
-  private final RedisScriptingAsyncCommands<String, String> commands;
+  /**
+   * The connection's commands, sent by hand: a script replies its decisions as one string of
+   * bytes (Args.reply), which the connection's UTF-8 codec would not hand over as they are.
+   */
+  private final BaseRedisAsyncCommands<String, String> commands;
   /**
    * The same connection's function commands, or {@code null}: in a Cluster (a library would have
    * to be loaded on each primary, where EVAL on NOSCRIPT reaches the key's node by itself), or
@@ -50,7 +58,7 @@ final class ScriptRunner {
    */
   ScriptRunner(RedisScriptingAsyncCommands<String, String> commands, boolean cluster, Timer timer, long timeoutMillis,
       String where) {
-    this.commands = commands;
+    this.commands = castBase(commands);
     this.functions = !cluster && commands instanceof RedisFunctionAsyncCommands<?, ?>
         ? castFunctions(commands) : null;
     this.timer = timer;
@@ -67,8 +75,8 @@ final class ScriptRunner {
   }
 
   /** The script's reply: completes normally, or exceptionally with a translated failure. */
-  CompletableFuture<List<Object>> run(Script script, String[] keys, String[] args) {
-    CompletableFuture<List<Object>> result = new CompletableFuture<>();
+  CompletableFuture<byte[]> run(Script script, String[] keys, String[] args) {
+    CompletableFuture<byte[]> result = new CompletableFuture<>();
     Timeout guard = timer.newTimeout(t -> result.completeExceptionally(unavailable(
         new RedisCommandTimeoutException("no answer within " + timeoutMillis + " ms (the command timeout)"))),
         timeoutMillis, TimeUnit.MILLISECONDS);
@@ -82,6 +90,18 @@ final class ScriptRunner {
   }
 
   @SuppressWarnings("unchecked")
+  private static BaseRedisAsyncCommands<String, String> castBase(RedisScriptingAsyncCommands<String, String> commands) {
+    return (BaseRedisAsyncCommands<String, String>) commands; // Lettuce's standalone and Cluster commands both are
+  }
+
+  /** FCALL, EVALSHA or EVAL of the script (its function, SHA-1 or source) on these keys and arguments. */
+  private RedisFuture<byte[]> dispatch(CommandType type, String script, String[] keys, String[] args) {
+    CommandArgs<String, String> command = new CommandArgs<>(StringCodec.UTF8).add(script).add(keys.length)
+        .addKeys(keys).addValues(args);
+    return commands.dispatch(type, new ByteArrayOutput<>(StringCodec.UTF8), command);
+  }
+
+  @SuppressWarnings("unchecked")
   private static RedisFunctionAsyncCommands<String, String> castFunctions(RedisScriptingAsyncCommands<String, String> commands) {
     return (RedisFunctionAsyncCommands<String, String>) commands; // the same connection: String keys and values
   }
@@ -91,10 +111,10 @@ final class ScriptRunner {
    * does not know FCALL (before Redis 7), EVALSHA from now on.
    */
   private void call(RedisFunctionAsyncCommands<String, String> byFunction, Script script, String[] keys, String[] args,
-      boolean mayLoad, CompletableFuture<List<Object>> result, Timeout guard) {
-    RedisFuture<List<Object>> reply;
+      boolean mayLoad, CompletableFuture<byte[]> result, Timeout guard) {
+    RedisFuture<byte[]> reply;
     try {
-      reply = byFunction.fcall(script.function(), ScriptOutputType.MULTI, keys, args);
+      reply = dispatch(CommandType.FCALL, script.function(), keys, args);
     } catch (RuntimeException e) {
       guard.cancel();
       result.completeExceptionally(translate(e, script));
@@ -130,11 +150,11 @@ final class ScriptRunner {
   }
 
   private void send(Script script, String[] keys, String[] args, boolean bySha,
-      CompletableFuture<List<Object>> result, Timeout guard) {
-    RedisFuture<List<Object>> reply;
+      CompletableFuture<byte[]> result, Timeout guard) {
+    RedisFuture<byte[]> reply;
     try {
-      reply = bySha ? commands.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)
-          : commands.eval(script.source(), ScriptOutputType.MULTI, keys, args);
+      reply = bySha ? dispatch(CommandType.EVALSHA, script.sha(), keys, args)
+          : dispatch(CommandType.EVAL, script.source(), keys, args);
     } catch (RuntimeException e) {
       guard.cancel();
       result.completeExceptionally(translate(e, script));

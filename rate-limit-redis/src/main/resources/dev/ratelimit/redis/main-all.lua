@@ -67,4 +67,4 @@ local out, m = {}, 0
 for i = 1, n do
   m = reply_into(out, m, decisions[i])
 end
-return out
+return reply_of(out, m)

@@ -184,31 +184,25 @@ local function save_state(key, fingerprint, limit, state, ttl, keep)
   end
 end
 
--- A decision appended to the reply as five numbers, which Redis replies as integers without
--- formatting them (a %.17g string cost about as much as a command): allowed (1 or 0), remaining
--- as mantissa and exponent (math.frexp: remaining = mantissa * 2^(exponent - 53), exact for
--- every finite double; mantissa 0 with exponent 1 is -0), retryAfter and resetAfter (whole ms).
--- dev.ratelimit.redis.Args.decision reads them back. out (from reply_for) holds n integers already; returns
--- how many it holds afterwards (the caller counts: # on a table costs a search).
+-- A decision appended to the reply: allowed (0, 1, or 2 for a lease taken) as one byte, then
+-- remaining, retryAfter and resetAfter (whole ms) as little-endian doubles, 25 bytes
+-- (struct.pack '<Bddd': exact for every finite double, and the reply is one string, where a
+-- table of integers cost Redis about 5,000 instructions to convert and each integer 500 more;
+-- docs/benchmarks.md §4). dev.ratelimit.redis.Args reads it back. out holds n decisions already;
+-- returns how many it holds afterwards (the caller counts: # on a table costs a search).
 local function reply_into(out, n, d)
   local remaining = d[2]
   if remaining ~= remaining or remaining == INF or remaining == -INF then
     error('a decision with remaining units ' .. tostring(remaining))
   end
-  local mantissa, exponent = frexp(remaining)
-  if remaining == 0 and 1 / remaining < 0 then
-    exponent = 1
-  end
-  out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = d[1], mantissa * 2 ^ 53, exponent, d[3], d[4]
-  return n + 5
+  out[n + 1] = pack('<Bddd', d[1], remaining, d[3], d[4])
+  return n + 1
 end
 
--- The table a reply is written into, for requests on this many keys: sized for one decision
--- when there is one key (a call without coalescing), as growing an empty table to five entries
--- resizes it three times, which cost about as much as the decision's arithmetic.
-local function reply_for(keys)
-  if keys == 1 then
-    return { 0, 0, 0, 0, 0 }
+-- The reply of n decisions in out: one string, as Redis replies it without converting anything.
+local function reply_of(out, n)
+  if n == 1 then
+    return out[1]
   end
-  return {}
+  return table.concat(out, '', 1, n)
 end

@@ -89,40 +89,6 @@ local function word_decide(L, word, stamp, op, count, max_wait, now)
   return decision(1, remaining, wait, reset_after)
 end
 
--- WordAlgorithm.next: the word to write for an admitted request that consumes, or nil when
--- nothing is written (a denial, a check, 0 units).
-local function word_next(L, word, stamp, op, count, max_wait, now)
-  if op == 'c' or count == 0 then
-    return nil
-  end
-  local alg = L.alg
-  if op == 'r' then
-    local d = word_decide(L, word, stamp, op, count, max_wait, now)
-    if d[1] == 1 then
-      return alg.with_level(L, word, stamp, now, d[2])
-    end
-    return nil
-  end
-  local after = alg.level(L, word, stamp, now) - count
-  if after >= -L.tol then -- reaches(after, 0, L.tol)
-    if not (after > 0) then
-      after = 0
-    end
-    return alg.with_level(L, word, stamp, now, after)
-  end
-  return nil
-end
-
--- WordAlgorithm.admitted: the decision for a request whose word was written.
-local function word_admitted(L, word, stamp, op, now)
-  local lvl = L.alg.level(L, word, stamp, now)
-  local wait = 0
-  if op == 'r' then
-    wait = word_wait_until(L, word, stamp, now, lvl, 0)
-  end
-  return decision(1, lvl, wait, word_wait_until(L, word, stamp, now, lvl, L.capacity))
-end
-
 -- The parts of a key's state: FRESH for a key with no state (nil), else { word, stamp, base }.
 local function word_unpack(L, state, now)
   if state == nil then
@@ -132,21 +98,45 @@ local function word_unpack(L, state, now)
 end
 
 -- One request (op 'l' limit, 'c' check, 'r' reserve) at now (epoch ms), as WordKeySpace.applyAt:
--- returns the state afterwards, the decision, and whether the state changed.
+-- returns the state afterwards, the decision, and whether the state changed. WordAlgorithm.next
+-- (the word to write, or none: a denial, a check, 0 units) and WordAlgorithm.admitted (the
+-- decision for the word written) are written out here, in their one place: on this path a Lua
+-- call costs about as much as the arithmetic it runs (callgrind, docs/benchmarks.md §4).
 local function word_apply(L, state, op, count, max_wait, now)
   local word, stamp, base = word_unpack(L, state, now)
   local t = now - base - L.offset
-  local next_word = word_next(L, word, stamp, op, count, max_wait, t)
+  local alg = L.alg
+  local next_word = nil
+  if op == 'l' and count ~= 0 then
+    local after = alg.level(L, word, stamp, t) - count
+    if after >= -L.tol then -- reaches(after, 0, L.tol)
+      if not (after > 0) then
+        after = 0
+      end
+      next_word = alg.with_level(L, word, stamp, t, after)
+    end
+  elseif op == 'r' and count ~= 0 then
+    local d = word_decide(L, word, stamp, op, count, max_wait, t)
+    if d[1] == 1 then
+      next_word = alg.with_level(L, word, stamp, t, d[2])
+    end
+  end
   if next_word == nil then
     return state, word_decide(L, word, stamp, op, count, max_wait, t), false
   end
   local next_stamp = stamp
-  if L.alg.uses_stamp then
+  if alg.uses_stamp then
     if t > stamp then
       next_stamp = t -- max(stamp, t): a clock going back never lowers the stamp
     end
   end
-  return { next_word, next_stamp, base }, word_admitted(L, next_word, next_stamp, op, t), true
+  local lvl = alg.level(L, next_word, next_stamp, t)
+  local wait = 0
+  if op == 'r' then
+    wait = word_wait_until(L, next_word, next_stamp, t, lvl, 0)
+  end
+  return { next_word, next_stamp, base },
+      decision(1, lvl, wait, word_wait_until(L, next_word, next_stamp, t, lvl, L.capacity)), true
 end
 
 -- Gives count unused units back, never above the capacity (WordKeySpace.refundAt); the decision

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.Decision;
-import java.util.ArrayList;
-import java.util.List;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;
 
 class ArgsTest {
@@ -33,55 +33,66 @@ class ArgsTest {
   }
 
   @Test
-  void decision_readsWhatTheScriptsWrite() {
-    assertThat(Args.decision(fields(1, 0.30000000000000004, 0, 125), 5))
+  void reply_readsWhatTheScriptsWrite() {
+    assertThat(Args.reply(packed(1, 0.30000000000000004, 0, 125), 0).decision(5))
         .isEqualTo(new Decision(true, 0.30000000000000004, 5, 0, 125));
-    assertThat(Args.decision(fields(0, -2, 16, 250), 5)).isEqualTo(new Decision(false, -2, 5, 16, 250));
-    assertThat(Args.decision(fields(0, 4.9999999999999996e-10, 2305843009213693952L, 1), 5))
+    assertThat(Args.reply(packed(0, -2, 16, 250), 0).decision(5)).isEqualTo(new Decision(false, -2, 5, 16, 250));
+    assertThat(Args.reply(packed(0, 4.9999999999999996e-10, 2305843009213693952L, 1), 0).decision(5))
         .isEqualTo(new Decision(false, 4.9999999999999996e-10, 5, 2305843009213693952L, 1));
-    assertThatThrownBy(() -> Args.decision(List.of(1L, 2L), 5)).isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("[1, 2]");
+    Args.Answer lease = Args.reply(packed(2, 7, 0, 40), 0);
+    assertThat(lease.allowed()).isEqualTo(2);
+    assertThat(lease.decision(50)).isEqualTo(new Decision(true, 7, 50, 0, 40));
   }
 
   @Test
-  void remaining_readsEveryDoubleExactly_asLuaFrexpSplitsIt() {
+  void reply_readsEveryDoubleExactly() {
     double[] values = {0.1, 1e-300, Double.MIN_VALUE, -Double.MIN_VALUE, Double.MAX_VALUE, -1e9 + 0.5,
-        999999998.99999988, 0x1p52 + 1, -3153599996846.3999, 1};
+        999999998.99999988, 0x1p52 + 1, -3153599996846.3999, 1, -0.0, 0.0};
     for (double value : values) {
-      List<Object> f = fields(1, value, 0, 0);
-      assertThat(Args.remaining((Long) f.get(1), (Long) f.get(2))).as("%s", value).isEqualTo(value);
+      double read = Args.reply(packed(1, value, 0, 0), 0).remaining();
+      assertThat(Double.doubleToRawLongBits(read)).as("%s", value).isEqualTo(Double.doubleToRawLongBits(value));
     }
-    assertThat(Args.remaining(0, 0)).isEqualTo(0.0);
-    assertThat(Double.doubleToRawLongBits(Args.remaining(0, 1))).isEqualTo(Double.doubleToRawLongBits(-0.0));
   }
 
   @Test
-  void remaining_refusesWhatNoScriptWrites() {
-    assertThatThrownBy(() -> Args.remaining(1L << 53, 1)).isInstanceOf(IllegalStateException.class);
-    assertThatThrownBy(() -> Args.remaining(1, 5000)).isInstanceOf(IllegalStateException.class);
-    assertThatThrownBy(() -> Args.remaining(1, Long.MIN_VALUE)).isInstanceOf(IllegalStateException.class);
-  }
-
-  @Test
-  void reply_takesFiveIntegersPerRequest() {
-    List<Object> reply = new ArrayList<>(fields(1, 3, 0, 10));
-    reply.addAll(fields(0, 0, 5, 10));
-    assertThat(Args.reply(reply, 1)).isEqualTo(fields(0, 0, 5, 10));
-    assertThatThrownBy(() -> Args.reply(reply, 2)).isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("request 3");
-    List<Object> text = List.of("1 3 0 10", 0L, 0L, 0L, 0L);
-    assertThatThrownBy(() -> Args.reply(text, 0)).isInstanceOf(IllegalStateException.class)
+  void reply_takesTwentyFiveBytesPerRequest() {
+    byte[] two = concat(packed(1, 3, 0, 10), packed(0, 0, 5, 10));
+    assertThat(Args.reply(two, 1)).isEqualTo(new Args.Answer(0, 0, 5, 10));
+    assertThat(Args.reply(two, 0)).isEqualTo(new Args.Answer(1, 3, 0, 10));
+    assertThatThrownBy(() -> Args.reply(two, 2)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("request 3").hasMessageContaining("50 bytes");
+    assertThatThrownBy(() -> Args.reply(null, 0)).isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("request 1");
+    byte[] cut = java.util.Arrays.copyOf(packed(1, 3, 0, 10), 24);
+    assertThatThrownBy(() -> Args.reply(cut, 0)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("24 bytes");
   }
 
-  /** A decision as reply_into in state.lua writes it (math.frexp: mantissa in [0.5, 1) times 2^53). */
-  private static List<Object> fields(long allowed, double remaining, long retryAfter, long resetAfter) {
-    int exponent = remaining == 0 ? 0 : Math.getExponent(remaining) + 1;
-    if (remaining != 0 && Math.getExponent(remaining) == Double.MIN_EXPONENT - 1) {
-      // subnormal: frexp normalizes it
-      exponent = Math.getExponent(remaining * 0x1p60) + 1 - 60;
-    }
-    long mantissa = (long) Math.scalb(remaining, 53 - exponent);
-    return List.of(allowed, mantissa, (long) exponent, retryAfter, resetAfter);
+  @Test
+  void reply_refusesWhatNoScriptWrites() {
+    assertThatThrownBy(() -> Args.reply(packed(3, 1, 0, 0), 0)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("allowed 3");
+    assertThatThrownBy(() -> Args.reply(packed(-1, 1, 0, 0), 0)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> Args.reply(packed(1, Double.NaN, 0, 0), 0)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> Args.reply(packed(1, Double.POSITIVE_INFINITY, 0, 0), 0))
+        .isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> Args.reply(packed(1, 1, 0.5, 0), 0)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("retryAfter 0.5");
+    assertThatThrownBy(() -> Args.reply(packed(1, 1, 0, -1), 0)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("resetAfter -1");
+    assertThatThrownBy(() -> Args.reply(packed(1, 1, Double.NaN, 0), 0)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> Args.reply(packed(1, 1, 0, 0x1p64), 0)).isInstanceOf(IllegalStateException.class);
+  }
+
+  /** A decision as reply_into in state.lua writes it: struct.pack('<Bddd', allowed, remaining, retryAfter, resetAfter). */
+  private static byte[] packed(int allowed, double remaining, double retryAfter, double resetAfter) {
+    return ByteBuffer.allocate(Args.DECISION_BYTES).order(ByteOrder.LITTLE_ENDIAN).put((byte) allowed)
+        .putDouble(remaining).putDouble(retryAfter).putDouble(resetAfter).array();
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] both = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, both, a.length, b.length);
+    return both;
   }
 }

@@ -142,12 +142,21 @@ class RedisStoreBehaviourIT {
       assertThatThrownBy(() -> run.apply(new String[] {"", "0", tenPerHour, "- q 1 0"}))
           .hasMessageContaining("unknown operation q");
       // the same request text under two limits: each decided by its own
-      assertThat(((List<?>) run.apply(new String[] {"", "0", tenPerHour, "- l 2 0"})).get(0)).isEqualTo(1L);
+      assertThat(allowed(run.apply(new String[] {"", "0", tenPerHour, "- l 2 0"}))).isEqualTo(1);
       server.call("DEL", key);
-      assertThat(((List<?>) run.apply(new String[] {"", "0", twoPerHour, "- l 2 0"})).get(0)).isEqualTo(1L);
-      assertThat(((List<?>) run.apply(new String[] {"", "0", twoPerHour, "- l 2 0"})).get(0))
-          .as("2 of 2 taken: denied, whatever the same text decided under the other limit").isEqualTo(0L);
+      assertThat(allowed(run.apply(new String[] {"", "0", twoPerHour, "- l 2 0"}))).isEqualTo(1);
+      assertThat(allowed(run.apply(new String[] {"", "0", twoPerHour, "- l 2 0"})))
+          .as("2 of 2 taken: denied, whatever the same text decided under the other limit").isEqualTo(0);
     }
+  }
+
+  /**
+   * The first decision's allowed byte in a script's reply (Args.reply), as this test's client
+   * reads a bulk string: as UTF-8, which leaves the bytes 0, 1 and 2 as they are.
+   */
+  private static int allowed(Object reply) {
+    assertThat(reply).isInstanceOf(String.class);
+    return ((String) reply).charAt(0);
   }
 
   /**

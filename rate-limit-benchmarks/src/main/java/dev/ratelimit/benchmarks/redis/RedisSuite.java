@@ -59,9 +59,11 @@ public final class RedisSuite {
    *     client's and the scripts' own calls)
    * @param scriptMicros microseconds Redis spent in scripts per decision (commandstats usec)
    * @param cpuMicros redis-server CPU per decision (used_cpu_sys + used_cpu_user)
+   * @param jvmMicros this JVM's CPU per decision (the callers, Lettuce, the client's batching, GC):
+   *     where Redis is not the limit, the client is, on the same cores
    */
   record Run(double perSecond, double p50Millis, double p99Millis, double clientCommands,
-      Map<String, Double> commandsPerDecision, double scriptMicros, double cpuMicros) {}
+      Map<String, Double> commandsPerDecision, double scriptMicros, double cpuMicros, double jvmMicros) {}
 
   /** Counts the commands Lettuce sends while it is on. */
   static final class CommandCounter implements CommandListener {
@@ -115,9 +117,9 @@ public final class RedisSuite {
                 }
                 runs.computeIfAbsent(key(scenario, callers, contender), k -> new ArrayList<>()).add(run);
                 System.out.printf(Locale.ROOT, "%-10s %2d callers %-24s %,10.0f/s  p50 %7.3f ms  p99 %8.3f ms  "
-                    + "script %6.2f us  cpu %6.2f us  %.3f cmd/decision %s%n",
+                    + "script %6.2f us  cpu %6.2f us  jvm %6.2f us  %.3f cmd/decision %s%n",
                     scenario, callers, contender, run.perSecond(), run.p50Millis(), run.p99Millis(),
-                    run.scriptMicros(), run.cpuMicros(), run.clientCommands(), run.commandsPerDecision());
+                    run.scriptMicros(), run.cpuMicros(), run.jvmMicros(), run.clientCommands(), run.commandsPerDecision());
               }
             }
           }
@@ -183,6 +185,7 @@ public final class RedisSuite {
     Map<String, Long> before = commandStats(admin);
     long scriptBefore = scriptMicros(admin);
     double cpuBefore = cpuSeconds(admin);
+    long jvmBefore = jvmCpuNanos();
     long sentBefore = counter.sent.sum();
     counter.on = true;
     long from = System.nanoTime();
@@ -190,6 +193,7 @@ public final class RedisSuite {
     Thread.sleep(measure.toMillis());
     phase.value = Phase.STOP;
     long to = System.nanoTime();
+    long jvmAfter = jvmCpuNanos();
     counter.on = false;
     long sent = counter.sent.sum() - sentBefore;
     Map<String, Long> after = commandStats(admin);
@@ -215,7 +219,13 @@ public final class RedisSuite {
     });
     return new Run(total / ((to - from) / 1e9), percentile(all, 0.50) / 1e6, percentile(all, 0.99) / 1e6,
         (double) sent / total, perDecision, (double) (scriptAfter - scriptBefore) / total,
-        (cpuAfter - cpuBefore) * 1e6 / total);
+        (cpuAfter - cpuBefore) * 1e6 / total, (jvmAfter - jvmBefore) / 1e3 / total);
+  }
+
+  /** This process's CPU time, all threads, in nanoseconds. */
+  static long jvmCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   /** Microseconds Redis spent in script calls since it started (commandstats usec of eval*, fcall*). */
@@ -276,7 +286,7 @@ public final class RedisSuite {
     return new Run(median(runs.stream().map(Run::perSecond).toList()), median(runs.stream().map(Run::p50Millis).toList()),
         median(runs.stream().map(Run::p99Millis).toList()), median(runs.stream().map(Run::clientCommands).toList()),
         medianCommands(runs), median(runs.stream().map(Run::scriptMicros).toList()),
-        median(runs.stream().map(Run::cpuMicros).toList()));
+        median(runs.stream().map(Run::cpuMicros).toList()), median(runs.stream().map(Run::jvmMicros).toList()));
   }
 
   private static Map<String, Double> medianCommands(List<Run> runs) {
@@ -301,16 +311,16 @@ public final class RedisSuite {
         + "commandstats deltas: the client's and the scripts' own calls).%n%n", rounds, warmup.toSeconds(),
         measure.toSeconds(), version));
     out.append("| scenario | callers | contender | decisions/s | p50 ms | p99 ms | Redis script µs/decision | "
-        + "redis-server CPU µs/decision | client cmd/decision | all commands per decision |\n");
-    out.append("|---|---|---|---|---|---|---|---|---|---|\n");
+        + "redis-server CPU µs/decision | JVM CPU µs/decision | client cmd/decision | all commands per decision |\n");
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
     Map<String, Double> medianRate = new LinkedHashMap<>();
     runs.forEach((key, list) -> {
       String[] parts = key.split(" \\| ");
       Run median = medianRun(list);
       medianRate.put(key, median.perSecond());
-      out.append(format("| %s | %s | %s | %,.0f | %.3f | %.3f | %.2f | %.2f | %.3f | %s |%n", parts[0], parts[1],
+      out.append(format("| %s | %s | %s | %,.0f | %.3f | %.3f | %.2f | %.2f | %.2f | %.3f | %s |%n", parts[0], parts[1],
           parts[2], median.perSecond(), median.p50Millis(), median.p99Millis(), median.scriptMicros(),
-          median.cpuMicros(), median.clientCommands(),
+          median.cpuMicros(), median.jvmMicros(), median.clientCommands(),
           median.commandsPerDecision().toString().replace("{", "").replace("}", "")));
     });
     out.append("\nRatios of rate-limit's decisions per second:\n\n");
