@@ -98,11 +98,17 @@ class RuntimeChangesTest {
     AtomicBoolean done = new AtomicBoolean();
     AtomicInteger bindings = new AtomicInteger(1);
     ConcurrentLinkedQueue<Decision> decisions = new ConcurrentLinkedQueue<>();
+    AtomicInteger decided = new AtomicInteger();
     List<java.util.concurrent.Callable<Object>> tasks = new ArrayList<>();
     tasks.add(() -> {
       for (int i = 0; i < 2_000; i++) {
         limiter.replace("l", i % 2 == 0 ? seven : five); // different kinds: each binding starts fresh
         bindings.incrementAndGet();
+        // at least one decision after each change, so that both kinds are decided on even when a
+        // loaded machine starves the deciding threads (they saw one kind only, once, under valgrind)
+        for (int seen = decided.get(); decided.get() == seen; ) {
+          Thread.onSpinWait();
+        }
       }
       done.set(true);
       return null;
@@ -111,6 +117,7 @@ class RuntimeChangesTest {
       tasks.add(() -> {
         while (!done.get()) {
           decisions.add(limiter.limit("l", "k", 1));
+          decided.incrementAndGet();
         }
         return null;
       });
