@@ -10,7 +10,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -36,11 +35,7 @@ class CoarseClockHttpTest {
   @Autowired
   RateLimiter limiter;
 
-  @SpringBootApplication(excludeName = {"org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration",
-      "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
-      "org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration",
-      "org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration",
-      "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration"})
+  @AppWithoutSecurity
   static class App {
     @RestController
     static class Endpoints {

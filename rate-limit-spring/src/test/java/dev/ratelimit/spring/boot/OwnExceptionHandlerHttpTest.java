@@ -9,7 +9,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.ResponseEntity;
@@ -27,12 +26,7 @@ class OwnExceptionHandlerHttpTest {
   @LocalServerPort
   int port;
 
-  // an application without Spring Security (on the test classpath for SecuredHttpTest)
-  @SpringBootApplication(excludeName = {"org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration",
-      "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
-      "org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration",
-      "org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration",
-      "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration"})
+  @AppWithoutSecurity
   static class App {
     @Service
     static class Once {
