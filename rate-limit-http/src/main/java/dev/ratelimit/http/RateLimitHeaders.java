@@ -83,8 +83,8 @@ public final class RateLimitHeaders {
       legacy(response, decision, clock, fresh);
     }
     if (ietf) {
-      put(response, "RateLimit-Policy", policy, fresh);
-      put(response, "RateLimit", state(name, decision), fresh);
+      put(response, LimitHeader.POLICY, policy, true, fresh);
+      put(response, LimitHeader.STATE, state(name, decision), false, fresh);
     }
   }
 
@@ -116,17 +116,18 @@ public final class RateLimitHeaders {
         policies.append(policyItems[i]);
         states.append(state(names[i], decisions.decisions().get(i)));
       }
-      put(response, "RateLimit-Policy", policies.toString(), fresh);
-      put(response, "RateLimit", states.toString(), fresh);
+      // a list made for this response: never the same string twice, so not a repeated value
+      put(response, LimitHeader.POLICY, policies.toString(), false, fresh);
+      put(response, LimitHeader.STATE, states.toString(), false, fresh);
     }
   }
 
   private void legacy(Response response, Decision decision, Clock clock, boolean fresh) {
-    put(response, "X-RateLimit-Limit", NumberText.of(units(decision.limit(), decision.limit())), fresh);
-    put(response, "X-RateLimit-Remaining", NumberText.of(units(decision.remaining(), decision.limit())), fresh);
-    put(response, "X-RateLimit-Reset", NumberText.of(epoch
+    put(response, LimitHeader.LIMIT, units(decision.limit(), decision.limit()), fresh);
+    put(response, LimitHeader.REMAINING, units(decision.remaining(), decision.limit()), fresh);
+    put(response, LimitHeader.RESET, epoch
         ? seconds(clock.millis() + decision.resetAfterMillis())
-        : seconds(decision.resetAfterMillis())), fresh);
+        : seconds(decision.resetAfterMillis()), fresh);
   }
 
   /**
@@ -135,14 +136,23 @@ public final class RateLimitHeaders {
    * per header; after another rate limit filter, they replace its values.
    */
   private boolean fresh(Response response) {
-    return !response.containsHeader(legacy ? "X-RateLimit-Limit" : "RateLimit");
+    return !response.containsHeader((legacy ? LimitHeader.LIMIT : LimitHeader.STATE).fieldName());
   }
 
-  private static void put(Response response, String name, String value, boolean fresh) {
+  private static void put(Response response, LimitHeader header, String value, boolean repeated, boolean fresh) {
     if (fresh) {
-      response.addHeader(name, value);
+      response.addHeader(header, value, repeated);
     } else {
-      response.setHeader(name, value);
+      response.setHeader(header.fieldName(), value);
+    }
+  }
+
+  /** A whole number, 0 or more ({@link #units} and {@link #seconds} never give less). */
+  private static void put(Response response, LimitHeader header, long value, boolean fresh) {
+    if (fresh) {
+      response.addNumber(header, value);
+    } else {
+      response.setHeader(header.fieldName(), NumberText.of(value));
     }
   }
 

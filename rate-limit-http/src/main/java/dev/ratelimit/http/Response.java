@@ -14,6 +14,23 @@ public interface Response {
   /** Sets the only value. */
   void setHeader(String name, String value);
 
+  /**
+   * Adds a rate limit header whose value is a whole number, 0 or more, as decimal text. A front
+   * end may add a field made once for a small number instead: the bytes must be the same.
+   */
+  default void addNumber(LimitHeader header, long value) {
+    addHeader(header.fieldName(), NumberText.of(value));
+  }
+
+  /**
+   * Adds a rate limit header. {@code repeated}: the value is the same on many responses (a rule's
+   * {@code RateLimit-Policy}), so a front end may keep a field made once for it; the bytes must be
+   * the same.
+   */
+  default void addHeader(LimitHeader header, String value, boolean repeated) {
+    addHeader(header.fieldName(), value);
+  }
+
   /** Sets the status, the content type and the whole body of a refusal. */
   void refuse(int status, String contentType, byte[] body);
 }

@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** A response for unit tests: the headers in the order set (adding one twice is a bug), and a refusal. */
-final class FakeResponse implements Response {
+class FakeResponse implements Response {
   final Map<String, String> headers = new LinkedHashMap<>();
   int status = 200;
   String contentType;

@@ -182,4 +182,54 @@ class RateLimitHeadersTest {
   void seconds_roundUp(long millis, long seconds) {
     assertThat(RateLimitHeaders.seconds(millis)).isEqualTo(seconds);
   }
+
+  /**
+   * What a front end may keep ready-made (Jetty's pre-encoded fields): the numbers, and a rule's
+   * own policy item, the same string on every response; never a value made for this response
+   * (the state, a list of several policies), which would fill its store with one-off values.
+   */
+  @Test
+  void write_marksOnlyNumbersAndARulesOwnPolicyAsRepeatable() {
+    Rule api = rule("api", "token-bucket rate=100 period=1m");
+    Rule burst = rule("burst", "token-bucket rate=5 period=1s");
+    Decision decision = new Decision(true, 41.7, 100, 0, 34_999);
+    Kinds one = new Kinds();
+    RateLimitHeaders.DEFAULT.write(one, api, decision, clock);
+    assertThat(one.kinds).containsExactly("LIMIT=#100", "REMAINING=#41", "RESET=#35",
+        "POLICY=repeated \"api\";q=100;w=60", "STATE=\"api\";r=41;t=35");
+    assertThat(one.policy).isSameAs(api.policy());
+
+    Kinds two = new Kinds();
+    Rule[] rules = {api, burst};
+    RateLimitHeaders.DEFAULT.write(two, rules, decisions(rules, decision, new Decision(true, 4, 5, 0, 200)), clock);
+    assertThat(two.kinds).containsExactly("LIMIT=#5", "REMAINING=#4", "RESET=#1",
+        "POLICY=\"api\";q=100;w=60, \"burst\";q=5;w=1", "STATE=\"api\";r=41;t=35, \"burst\";r=4;t=1");
+
+    // after another rate limit filter: replaced by name, whatever the kind
+    FakeResponse again = new FakeResponse();
+    RateLimitHeaders.DEFAULT.write(again, api, decision, clock);
+    RateLimitHeaders.DEFAULT.write(again, api, new Decision(true, 40, 100, 0, 36_000), clock);
+    assertThat(again.headers).containsEntry("X-RateLimit-Remaining", "40").containsEntry("RateLimit", "\"api\";r=40;t=36");
+  }
+
+  /** Notes how each rate limit header is added: as a number, a repeated value, or a value of this response. */
+  private static final class Kinds extends FakeResponse {
+    final List<String> kinds = new java.util.ArrayList<>();
+    String policy;
+
+    @Override
+    public void addNumber(LimitHeader header, long value) {
+      kinds.add(header + "=#" + value);
+      super.addNumber(header, value);
+    }
+
+    @Override
+    public void addHeader(LimitHeader header, String value, boolean repeated) {
+      kinds.add(header + "=" + (repeated ? "repeated " : "") + value);
+      if (repeated) {
+        policy = value;
+      }
+      super.addHeader(header, value, repeated);
+    }
+  }
 }

@@ -186,7 +186,7 @@ public class RateLimitFilter extends HttpFilter {
       HttpServletResponse response) throws IOException, ServletException {
     Charges.Verdict verdict;
     try {
-      verdict = charges.spend(settings.limiter(), settings.headers(), new ServletResponseView(response));
+      verdict = charges.spend(settings.limiter(), settings.headers(), ServletResponseView.of(response));
     } catch (StoreUnavailableException e) {
       // failure=closed: neither admitted nor counted
       RateLimitResponses.storeUnavailable(settings.rejection(), request, response, charges.closedLimit());

@@ -37,19 +37,19 @@ public final class RateLimitResponses {
 
   /** Sets the headers of one limit's decision. */
   public void headers(HttpServletResponse response, String limit, Decision decision) {
-    headers.write(new ServletResponseView(response), limit, decision);
+    headers.write(ServletResponseView.of(response), limit, decision);
   }
 
   /** Sets the headers of several limits decided together (all or nothing), in order. */
   public void headers(HttpServletResponse response, List<String> limits, Decisions decisions) {
-    headers.write(new ServletResponseView(response), limits, decisions);
+    headers.write(ServletResponseView.of(response), limits, decisions);
   }
 
   /** Answers a denial by {@code limit}: its headers, 429, {@code Retry-After} and the problem body. */
   public void rateLimited(HttpServletRequest request, HttpServletResponse response, String limit, Decision decision)
       throws IOException, ServletException {
     rejection.reject(request, response,
-        Rejection.of(headers.rateLimited(new ServletResponseView(response), limit, decision)));
+        Rejection.of(headers.rateLimited(ServletResponseView.of(response), limit, decision)));
   }
 
   /** Answers a request refused because the store is down and {@code limit}'s policy is closed: 503. */

@@ -8,6 +8,25 @@ import java.io.UncheckedIOException;
 
 /** A servlet response as the shared HTTP contract writes it. */
 record ServletResponseView(HttpServletResponse response) implements Response {
+  /**
+   * Jetty 12 (ee10)'s own response class when this filter's class loader sees it, else {@code null}.
+   * Looked up once by name so that this class links without Jetty: only {@link JettyResponseView}
+   * names Jetty's types, and it is loaded only for a response of this class.
+   */
+  private static final Class<?> JETTY_RESPONSE = jettyResponseClass();
+
+  /**
+   * The view to write {@code response} through: on Jetty's own response, unwrapped, one that adds
+   * ready-made fields to Jetty's headers (the same bytes, less work per response); on any other
+   * (another container, or a wrapper around Jetty's: it may filter or record headers), this one.
+   */
+  static Response of(HttpServletResponse response) {
+    // the exact class: a subclass or a wrapper may change what adding a header does
+    if (response.getClass() == JETTY_RESPONSE) {
+      return new JettyResponseView(response);
+    }
+    return new ServletResponseView(response);
+  }
 
   @Override
   public boolean containsHeader(String name) {
@@ -26,6 +45,10 @@ record ServletResponseView(HttpServletResponse response) implements Response {
 
   @Override
   public void refuse(int status, String contentType, byte[] body) {
+    refuse(response, status, contentType, body);
+  }
+
+  static void refuse(HttpServletResponse response, int status, String contentType, byte[] body) {
     response.setStatus(status);
     response.setContentType(contentType);
     response.setContentLength(body.length);
@@ -33,6 +56,22 @@ record ServletResponseView(HttpServletResponse response) implements Response {
       out.write(body);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  private static Class<?> jettyResponseClass() {
+    try {
+      Class<?> jetty = Class.forName("org.eclipse.jetty.ee10.servlet.ServletApiResponse", false,
+          ServletResponseView.class.getClassLoader());
+      // Jetty is an optional module of this one: read it where it is (a named module not in this
+      // module's graph, or the class path)
+      Module own = ServletResponseView.class.getModule();
+      if (!own.canRead(jetty.getModule())) {
+        own.addReads(jetty.getModule());
+      }
+      return jetty;
+    } catch (ClassNotFoundException | LinkageError | SecurityException absent) {
+      return null; // another container, or Jetty's classes hidden from the web application
     }
   }
 }

@@ -1,0 +1,55 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.http.LimitHeader;
+import dev.ratelimit.http.Response;
+import jakarta.servlet.http.HttpServletResponse;
+import org.eclipse.jetty.ee10.servlet.ServletApiResponse;
+import org.eclipse.jetty.http.HttpFields;
+
+/**
+ * Jetty 12 (ee10)'s own response, unwrapped: the rate limit headers go into the core response's
+ * fields, where {@link ServletApiResponse#addHeader} puts them too (through the same wrapper,
+ * which drops them once the response is committed), but mostly as fields made once
+ * ({@link JettyFields}): Jetty then neither makes a field per header nor encodes its name and value
+ * character by character. The bytes on the wire are the same. Everything else goes through the
+ * servlet API.
+ */
+final class JettyResponseView implements Response {
+  private final HttpServletResponse response;
+  private final HttpFields.Mutable fields;
+
+  JettyResponseView(HttpServletResponse response) {
+    this.response = response;
+    this.fields = ((ServletApiResponse) response).getResponse().getHeaders();
+  }
+
+  @Override
+  public boolean containsHeader(String name) {
+    return fields.contains(name);
+  }
+
+  @Override
+  public void addHeader(String name, String value) {
+    response.addHeader(name, value);
+  }
+
+  @Override
+  public void setHeader(String name, String value) {
+    response.setHeader(name, value);
+  }
+
+  @Override
+  public void addNumber(LimitHeader header, long value) {
+    fields.add(JettyFields.number(header, value));
+  }
+
+  @Override
+  public void addHeader(LimitHeader header, String value, boolean repeated) {
+    fields.add(repeated ? JettyFields.repeated(header, value) : JettyFields.plain(header, value));
+  }
+
+  @Override
+  public void refuse(int status, String contentType, byte[] body) {
+    ServletResponseView.refuse(response, status, contentType, body);
+  }
+}
