@@ -160,11 +160,6 @@ local function first_reaching(level_at, now, units, tol, estimate)
   return high
 end
 
--- One decision (DESIGN.md §3), as returned to Java: allowed, remaining, retryAfter, resetAfter.
-local function decision(allowed, remaining, retry_after, reset_after)
-  return { allowed, remaining, retry_after, reset_after }
-end
-
 -- Doubles are written with %.17g, so that they read back exactly.
 local function num(x)
   return string.format('%.17g', x)

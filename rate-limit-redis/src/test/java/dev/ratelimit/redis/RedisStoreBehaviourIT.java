@@ -109,8 +109,8 @@ class RedisStoreBehaviourIT {
   }
 
   /**
-   * The scripts' arguments come from clients: a limit or a request list that is not one is an
-   * error naming it, by EVAL and by the function library alike, and one kept by its text (the
+   * The scripts' arguments come from clients: a limit, a request list or a clock that is not one
+   * is an error naming it, by EVAL and by the function library alike, and one kept by its text (the
    * library keeps limits and request lists from call to call) never stands in for another.
    */
   @Test
@@ -133,19 +133,21 @@ class RedisStoreBehaviourIT {
         System.arraycopy(args, 0, words, 4, args.length);
         return server.call(words);
       };
-      assertThatThrownBy(() -> run.apply(new String[] {"", "0", "token-bucket aaaaaaaa 10 3600000", "- l 1 0"}))
+      assertThatThrownBy(() -> run.apply(new String[] {"token-bucket aaaaaaaa 10 3600000", "- l 1 0"}))
           .hasMessageContaining("not a limit: token-bucket aaaaaaaa 10 3600000");
-      assertThatThrownBy(() -> run.apply(new String[] {"", "0", "leaky " + tenPerHour.substring(13), "- l 1 0"}))
+      assertThatThrownBy(() -> run.apply(new String[] {"leaky " + tenPerHour.substring(13), "- l 1 0"}))
           .hasMessageContaining("not a limit: leaky");
-      assertThatThrownBy(() -> run.apply(new String[] {"", "0", tenPerHour, "- l 1"}))
+      assertThatThrownBy(() -> run.apply(new String[] {tenPerHour, "- l 1"}))
           .hasMessageContaining("not a list of requests: - l 1");
-      assertThatThrownBy(() -> run.apply(new String[] {"", "0", tenPerHour, "- q 1 0"}))
+      assertThatThrownBy(() -> run.apply(new String[] {tenPerHour, "- q 1 0"}))
           .hasMessageContaining("unknown operation q");
+      assertThatThrownBy(() -> run.apply(new String[] {tenPerHour, "- l 1 0", "soon 1"}))
+          .hasMessageContaining("not a clock argument: soon 1");
       // the same request text under two limits: each decided by its own
-      assertThat(allowed(run.apply(new String[] {"", "0", tenPerHour, "- l 2 0"}))).isEqualTo(1);
+      assertThat(allowed(run.apply(new String[] {tenPerHour, "- l 2 0"}))).isEqualTo(1);
       server.call("DEL", key);
-      assertThat(allowed(run.apply(new String[] {"", "0", twoPerHour, "- l 2 0"}))).isEqualTo(1);
-      assertThat(allowed(run.apply(new String[] {"", "0", twoPerHour, "- l 2 0"})))
+      assertThat(allowed(run.apply(new String[] {twoPerHour, "- l 2 0"}))).isEqualTo(1);
+      assertThat(allowed(run.apply(new String[] {twoPerHour, "- l 2 0"})))
           .as("2 of 2 taken: denied, whatever the same text decided under the other limit").isEqualTo(0);
     }
   }
