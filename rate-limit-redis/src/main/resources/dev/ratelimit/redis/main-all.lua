@@ -9,8 +9,8 @@
 --          limit's) and its count; then, only when the caller gives the time, the clock argument
 --          (read_clock in state.lua). Charges may share a limit table (one limit on two keys), so
 --          each use sets the charge's offset first (limit_of).
--- A key's state is kept here as one table of its up to three values (state.lua), so that
--- "changed" is a comparison of two tables.
+-- A key's state is kept here as one table of its up to three values (state.lua) and whether the
+-- key exists, so that "changed" is a comparison of two tables.
 local n = #KEYS
 local now, keep = read_clock(ARGV[ARG_ALL_FIRST + ARG_ALL_STRIDE * n])
 local limits, fingerprints, offsets, counts = {}, {}, {}, {}
@@ -30,7 +30,7 @@ for i = 1, n do
   local key = KEYS[i]
   if owner[key] == nil then
     owner[key] = i
-    original[key] = { load_state(key, fingerprints[i], limit_of(i), now) }
+    original[key] = { load_state(key, fingerprints[i], limit_of(i), now) } -- s1, s2, s3, existed
     working[key] = original[key]
   end
 end
@@ -40,7 +40,7 @@ end
 local function decide(i, state, op)
   local allowed, remaining, retry_after, reset_after, wrote, n1, n2, n3 =
       limit_of(i):apply(state[1], state[2], state[3], op, counts[i], 0, now)
-  return reply_bytes(allowed, remaining, retry_after, reset_after), allowed ~= 0, wrote and { n1, n2, n3 }
+  return reply_bytes(allowed, remaining, retry_after, reset_after), allowed ~= 0, wrote and { n1, n2, n3, state[4] }
 end
 
 local decisions = {}
@@ -70,7 +70,7 @@ else
     if state ~= original[key] then
       local limit = limit_of(i)
       save_state(key, fingerprints[i], limit, state[1], state[2], state[3],
-          limit:until_fresh(state[1], state[2], state[3], now), keep)
+          limit:until_fresh(state[1], state[2], state[3], now), keep, state[4])
     end
   end
 end

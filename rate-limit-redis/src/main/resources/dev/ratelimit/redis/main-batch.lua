@@ -30,7 +30,7 @@ for k = 1, keys do
   local requests = read_requests(ARGV[ARG_BATCH_REQUESTS + k - 1])
   limit.offset = requests[1] or default_offset
 
-  local s1, s2, s3 = load_state(key, fingerprint, limit, now)
+  local s1, s2, s3, existed = load_state(key, fingerprint, limit, now)
   local changed = false
   local allowed, remaining, retry_after, reset_after
   for r = 2, #requests, 3 do
@@ -75,7 +75,7 @@ for k = 1, keys do
   if changed then
     -- every decision's resetAfter is the time until its key's state afterwards is fresh: the
     -- last one's is when the state written becomes fresh
-    save_state(key, fingerprint, limit, s1, s2, s3, reset_after, keep)
+    save_state(key, fingerprint, limit, s1, s2, s3, reset_after, keep, existed)
   end
 end
 if n == 1 then

@@ -152,16 +152,16 @@ local function read_requests(text)
 end
 
 -- The key's state (its first value nil when it is fresh: missing, expired, or written under
--- another limit). A state written under another limit of the kind, when both convert, or under
+-- another limit), then whether the key exists (save_state: only then can it keep its expiry). A state written under another limit of the kind, when both convert, or under
 -- the limit this one replaced, is carried over (DESIGN.md §2.7).
 local function load_state(key, fingerprint, limit, now)
   local value = redis.call('GET', key)
   if not value then
-    return nil
+    return nil, nil, nil, false
   end
   local written_by, s1, s2, s3 = limit:load(value)
   if written_by == fingerprint then
-    return s1, s2, s3 -- the common case: the signature is not even read
+    return s1, s2, s3, true -- the common case: the signature is not even read
   end
   local signature = nil
   if limit.signature ~= nil then
@@ -170,20 +170,50 @@ local function load_state(key, fingerprint, limit, now)
   if signature ~= nil then
     local writer = writer_of(signature, limit)
     if writer ~= nil then
-      return limit:carry(writer, s1, s2, s3, now)
+      s1, s2, s3 = limit:carry(writer, s1, s2, s3, now)
+      return s1, s2, s3, true
     end
   end
   if limit.previous ~= nil and written_by == limit.previous_fingerprint then
-    return limit:carry(limit.previous, s1, s2, s3, now) -- as earlier versions wrote it: no signature
+    s1, s2, s3 = limit:carry(limit.previous, s1, s2, s3, now) -- as earlier versions wrote it: no signature
+    return s1, s2, s3, true
   end
-  return nil
+  return nil, nil, nil, true
 end
 
--- Writes the state with PEXPIRE at the moment it becomes fresh (ttl ms from now: the resetAfter
--- of the state), so idle keys cost nothing and expiry never changes a decision; a state that is
--- fresh already is deleted instead. With keep (time comes from the caller's clock, which may go
--- back), keys never expire: a fresh state could still matter at an earlier time.
-local function save_state(key, fingerprint, limit, s1, s2, s3, ttl, keep)
+-- How much longer than its state needs an existing key is kept when its expiry is moved: a
+-- second, or an eighth of the time until it is fresh when that is longer. A key kept past the
+-- moment its state is fresh changes no decision (a fresh state and a missing key read the same);
+-- it saves moving the expiry on nearly every write of a busy key, which cost Redis as much as the
+-- rest of the SET (docs/benchmarks.md §4).
+local EXPIRY_SLACK_MIN = 1000
+
+-- The text of a PX argument, a whole number of ms below 1e14 (so %d writes it exactly). Redis
+-- 7.0 formats a number argument with %.17g, which cost a third as much as the rest of the SET;
+-- new keys of a limit that take the same units (one each, the common case on many keys) have
+-- the same resetAfter, so texts are kept by their number, at most LIMITS_MAX of them.
+local PX_TEXTS, px_texts_kept = {}, 0
+
+local function px_text(px)
+  local text = PX_TEXTS[px]
+  if text == nil then
+    text = string.format('%d', px)
+    if px_texts_kept == LIMITS_MAX then
+      PX_TEXTS, px_texts_kept = {}, 0
+    end
+    PX_TEXTS[px], px_texts_kept = text, px_texts_kept + 1
+  end
+  return text
+end
+
+-- Writes the state so that the key expires no earlier than the moment it becomes fresh (ttl ms
+-- from now: the resetAfter of the state), so idle keys cost nothing and expiry never changes a
+-- decision; a state that is fresh already is deleted instead. A key that existed keeps its expiry
+-- (PTTL, SET ... KEEPTTL) when that is still late enough; otherwise it is set a slack later
+-- (EXPIRY_SLACK_MIN). A new key expires exactly when its state is fresh. With keep (time comes
+-- from the caller's clock, which may go back), keys never expire: a fresh state could still
+-- matter at an earlier time.
+local function save_state(key, fingerprint, limit, s1, s2, s3, ttl, keep, existed)
   if s1 == nil then
     redis.call('DEL', key)
     return
@@ -195,8 +225,18 @@ local function save_state(key, fingerprint, limit, s1, s2, s3, ttl, keep)
   end
   if ttl <= 0 then
     redis.call('DEL', key)
-  elseif ttl < 1e14 then
-    redis.call('SET', key, value, 'PX', ttl) -- a whole number below 1e14 reads back exactly
+    return
+  end
+  local px = ttl -- a new key expires exactly when its state is fresh
+  if existed then
+    -- -1 (no expiry) is never late enough; KEEPTTL is Redis 6.0's: before it, an error, and PX
+    if redis.call('PTTL', key) >= ttl and not redis.pcall('SET', key, value, 'KEEPTTL').err then
+      return
+    end
+    px = ttl + max(EXPIRY_SLACK_MIN, floor(ttl / 8))
+  end
+  if px < 1e14 then
+    redis.call('SET', key, value, 'PX', px_text(px))
   else
     redis.call('SET', key, value) -- fresh again in more than 3,000 years
   end

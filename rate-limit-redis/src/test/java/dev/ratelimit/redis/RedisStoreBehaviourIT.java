@@ -77,6 +77,26 @@ class RedisStoreBehaviourIT {
         .isBetween(decision.resetAfterMillis() - 2000, decision.resetAfterMillis());
   }
 
+  /**
+   * A key that exists keeps its expiry while that is late enough (SET KEEPTTL) and otherwise moves
+   * it a slack past resetAfter (state.lua save_state): never earlier than its state is fresh.
+   */
+  @Test
+  void rewrittenKey_expiresNoEarlierThanItsStateIsFreshAndAtMostASlackLater() {
+    RateLimiter limiter = limiter(store, "slack", "token-bucket rate=1000 period=1s capacity=1000000");
+    String key = "ratelimit:{slack:k}";
+    // 100,000 units: fresh in 100 s, expiring exactly then (a new key); 1,000 more: 101 s, past
+    // it, so it moves to 101 s + 12.6 s; 5,000 more: 106 s, within that, so it is kept; 20,000
+    // more: 126 s, past it, so it moves again
+    for (long units : new long[] {100_000, 1_000, 5_000, 20_000}) {
+      Decision decision = limiter.limit("slack", "k", units);
+      assertThat(decision.allowed()).isTrue();
+      long reset = decision.resetAfterMillis();
+      assertThat(pttl(key)).as("PTTL after taking %s, against resetAfter %s", units, reset)
+          .isBetween(reset - 2000, reset + Math.max(1000, reset / 8));
+    }
+  }
+
   @Test
   void freshState_isDeletedAndExpiryNeverChangesADecision() {
     RateLimiter limiter = limiter(store, "fresh", "token-bucket rate=100 period=1s capacity=10");
