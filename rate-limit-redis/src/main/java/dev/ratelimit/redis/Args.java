@@ -35,7 +35,7 @@ final class Args {
 
   /**
    * One decision of a script's reply, which is one string of {@value #DECISION_BYTES} bytes per
-   * request (reply_into in state.lua): allowed (0, 1, or 2 for a lease taken) as one byte, then
+   * request (reply_bytes in state.lua): allowed (0, 1, or 2 for a lease taken) as one byte, then
    * remaining, retryAfter and resetAfter as little-endian doubles.
    */
   static Answer reply(byte[] reply, int index) {

@@ -1,21 +1,28 @@
 package dev.ratelimit.redis;
 
 /**
- * The one description of what the scripts read from {@code ARGV}. Both drivers start with the
- * same preamble and describe a limit the same way; {@link #lua()} hands these positions to the
- * Lua side as constants at the top of every script, so neither side counts by itself.
+ * The one description of what the scripts read from {@code ARGV}. Both drivers end with the
+ * same clock argument and describe a limit the same way; {@link #lua()} hands these positions to
+ * the Lua side as constants at the top of every script, so neither side counts by itself.
  *
  * <pre>
- * preamble   now (epoch ms, or '' for Redis TIME), keep ('1': keys never expire)
  * limit      one argument, its words separated by spaces: kind, fingerprint, {@value #PARAMETERS}
  *            parameters (the last: a fixed window's offset), then the limit it replaced: its
  *            fingerprint ('-': none) and parameters (DESIGN.md §2.7), then whether it converts
  *            ('1': its values name their writer's parameters, and a value another limit of its
  *            kind wrote under the name is carried over; '0': neither)
- * main-batch preamble, one limit, then one request list per key (KEYS[k])
- * main-all   preamble, then per charge: a limit, the key's window offset ('-': the limit's) and
- *            its count
+ * main-batch one limit, then one request list per key (KEYS[k]), then the clock if any
+ * main-all   per charge: a limit, the key's window offset ('-': the limit's) and its count, then
+ *            the clock if any
+ * clock      only when the caller gives the time or keeps every key: now (epoch ms, or '' for
+ *            Redis TIME), a space, keep ('1': keys never expire); without it, Redis TIME and keys
+ *            that expire
  * </pre>
+ *
+ * <p>The clock goes last and only when there is one, so that the common call carries no
+ * argument that is the same on every call: each one costs Redis about 800 instructions to hand
+ * to Lua (docs/benchmarks.md §4), and the script finds it after the key-indexed entries, whose
+ * number {@code KEYS} gives.
  *
  * <p>A limit is one argument, the same text on every call, because that text is also the key
  * under which a Redis Functions library keeps the limit it built (state.lua read_limit): one
@@ -26,16 +33,14 @@ final class ScriptArguments {
   /** How many parameters every kind's Lua constructor takes (unused ones are {@code 0}). */
   static final int PARAMETERS = 5;
 
-  /** now, keep. */
-  private static final int PREAMBLE = 2;
   /** The previous limit's fingerprint when there is none. */
   static final String NO_PREVIOUS = "-";
   /** The window offset of a charge that has the limit's own. */
   static final String LIMIT_OFFSET = "-";
   /** A charge of an all-or-nothing call: a limit, the key's window offset, its count. */
   private static final int CHARGE = 3;
-  /** Where main-batch's request lists start: after the preamble and the limit. */
-  private static final int BATCH_HEAD = PREAMBLE + 1;
+  /** Where main-batch's request lists start: after the limit. */
+  private static final int BATCH_HEAD = 1;
 
   private ScriptArguments() {}
 
@@ -64,11 +69,15 @@ final class ScriptArguments {
         + String.join(" ", previousParameters) + ' ' + (converts ? '1' : '0');
   }
 
-  /** main-batch's arguments, with room for the request lists of {@code keys} keys. */
+  /**
+   * main-batch's arguments, with room for the request lists of {@code keys} keys.
+   *
+   * @param now the caller's time (epoch ms), or empty for Redis TIME
+   * @param keep whether keys never expire
+   */
   static String[] batch(String now, boolean keep, String limit, int keys) {
-    String[] args = new String[BATCH_HEAD + keys];
-    preamble(args, now, keep);
-    args[PREAMBLE] = limit;
+    String[] args = withClock(BATCH_HEAD + keys, now, keep);
+    args[0] = limit;
     return args;
   }
 
@@ -79,9 +88,7 @@ final class ScriptArguments {
 
   /** main-all's arguments, with room for {@code charges} charges. */
   static String[] all(String now, boolean keep, int charges) {
-    String[] args = new String[PREAMBLE + CHARGE * charges];
-    preamble(args, now, keep);
-    return args;
+    return withClock(CHARGE * charges, now, keep);
   }
 
   /**
@@ -90,24 +97,28 @@ final class ScriptArguments {
    * @param offset the key's window offset, or {@code null} for the limit's
    */
   static void charge(String[] args, int i, String limit, String offset, String count) {
-    int at = PREAMBLE + CHARGE * i;
+    int at = CHARGE * i;
     args[at] = limit;
     args[at + 1] = offset == null ? LIMIT_OFFSET : offset;
     args[at + 2] = count;
   }
 
-  private static void preamble(String[] args, String now, boolean keep) {
-    args[0] = now;
-    args[1] = keep ? "1" : "0";
+  /** {@code size} arguments, and the clock after them when there is one. */
+  private static String[] withClock(int size, String now, boolean keep) {
+    if (now.isEmpty() && !keep) {
+      return new String[size];
+    }
+    String[] args = new String[size + 1];
+    args[size] = now + (keep ? " 1" : " 0");
+    return args;
   }
 
   /** The layout as Lua constants (1-based, as {@code ARGV} is), put at the top of every script. */
   static String lua() {
     return "-- the ARGV layout, from dev.ratelimit.redis.ScriptArguments\n"
-        + "local ARG_NOW, ARG_KEEP = 1, 2\n"
         + "local ARG_PARAMETERS = " + PARAMETERS + "\n"
-        + "local ARG_BATCH_LIMIT = " + (PREAMBLE + 1) + "\n"
+        + "local ARG_BATCH_LIMIT = 1\n"
         + "local ARG_BATCH_REQUESTS = " + (BATCH_HEAD + 1) + "\n"
-        + "local ARG_ALL_FIRST, ARG_ALL_STRIDE = " + (PREAMBLE + 1) + ", " + CHARGE + "\n";
+        + "local ARG_ALL_FIRST, ARG_ALL_STRIDE = 1, " + CHARGE + "\n";
   }
 }

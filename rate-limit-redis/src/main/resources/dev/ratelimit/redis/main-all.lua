@@ -3,14 +3,16 @@
 -- denial nothing is written and the other charges are checks on the untouched states.
 --
 -- KEYS[i]  the key of charge i
--- ARGV     as dev.ratelimit.redis.ScriptArguments lays it out (the ARG_ constants): now and
---          keep, then from ARG_ALL_FIRST, ARG_ALL_STRIDE apart, per charge: its limit (one
---          argument: kind, fingerprint, ARG_PARAMETERS parameters, ...), its key's window offset
---          ('-': the limit's) and its count. Charges may share a limit table (one limit on two
---          keys), so each use sets the charge's offset first (limit_of).
-local now = read_now(ARGV[ARG_NOW])
-local keep = ARGV[ARG_KEEP] == '1'
+-- ARGV     as dev.ratelimit.redis.ScriptArguments lays it out (the ARG_ constants): from
+--          ARG_ALL_FIRST, ARG_ALL_STRIDE apart, per charge: its limit (one argument: kind,
+--          fingerprint, ARG_PARAMETERS parameters, ...), its key's window offset ('-': the
+--          limit's) and its count; then, only when the caller gives the time, the clock argument
+--          (read_clock in state.lua). Charges may share a limit table (one limit on two keys), so
+--          each use sets the charge's offset first (limit_of).
+-- A key's state is kept here as one table of its up to three values (state.lua) and whether the
+-- key exists, so that "changed" is a comparison of two tables.
 local n = #KEYS
+local now, keep = read_clock(ARGV[ARG_ALL_FIRST + ARG_ALL_STRIDE * n])
 local limits, fingerprints, offsets, counts = {}, {}, {}, {}
 local original, working, owner = {}, {}, {}
 
@@ -28,22 +30,30 @@ for i = 1, n do
   local key = KEYS[i]
   if owner[key] == nil then
     owner[key] = i
-    original[key] = load_state(key, fingerprints[i], limit_of(i), now)
+    original[key] = { load_state(key, fingerprints[i], limit_of(i), now) } -- s1, s2, s3, existed
     working[key] = original[key]
   end
+end
+
+-- the decision of charge i on a state, as the reply carries it, and whether it was admitted,
+-- whether the state changed, and the state afterwards (one table)
+local function decide(i, state, op)
+  local allowed, remaining, retry_after, reset_after, wrote, n1, n2, n3 =
+      limit_of(i):apply(state[1], state[2], state[3], op, counts[i], 0, now)
+  return reply_bytes(allowed, remaining, retry_after, reset_after), allowed ~= 0, wrote and { n1, n2, n3, state[4] }
 end
 
 local decisions = {}
 local denied = nil
 for i = 1, n do
   local key = KEYS[i]
-  local next_state, d, wrote = limit_of(i):apply(working[key], 'l', counts[i], 0, now)
-  decisions[i] = d
-  if d[1] == 0 then
+  local bytes, admitted, next_state = decide(i, working[key], 'l')
+  decisions[i] = bytes
+  if not admitted then
     denied = i
     break
   end
-  if wrote then
+  if next_state then
     working[key] = next_state
   end
 end
@@ -51,20 +61,17 @@ end
 if denied then
   for i = 1, n do
     if i ~= denied then
-      local _, d = limit_of(i):apply(original[KEYS[i]], 'c', counts[i], 0, now)
-      decisions[i] = d
+      decisions[i] = decide(i, original[KEYS[i]], 'c')
     end
   end
 else
   for key, i in pairs(owner) do
-    if working[key] ~= original[key] then
+    local state = working[key]
+    if state ~= original[key] then
       local limit = limit_of(i)
-      save_state(key, fingerprints[i], limit, working[key], limit:until_fresh(working[key], now), keep)
+      save_state(key, fingerprints[i], limit, state[1], state[2], state[3],
+          limit:until_fresh(state[1], state[2], state[3], now), keep, state[4])
     end
   end
 end
-local out, m = {}, 0
-for i = 1, n do
-  m = reply_into(out, m, decisions[i])
-end
-return reply_of(out, m)
+return table.concat(decisions, '', 1, n)

@@ -18,42 +18,45 @@ local function object_wait_until(L, state, now, units)
 end
 
 -- Milliseconds until the key is back to its full, fresh state (0: it is, and may be dropped).
-local function object_until_fresh(L, state, now)
+-- A state is one value here (state.lua): the table, or nil.
+local function object_until_fresh(L, state, _, _, now)
   if state == nil then
     return 0
   end
   return object_wait_until(L, state, now, L.capacity)
 end
 
--- ObjectAlgorithm.step: these kinds have no reservations, so op is 'l' or 'c'. Returns the state
--- afterwards, the decision, and whether the state changed.
-local function object_apply(L, state, op, count, max_wait, now)
+-- ObjectAlgorithm.step: these kinds have no reservations, so op is 'l' or 'c'. Returns the
+-- decision (allowed, remaining, retryAfter, resetAfter), whether the state changed, and the state
+-- afterwards.
+local function object_apply(L, state, _, _, op, count, max_wait, now)
   if op == 'r' then
     error('this kind of limit has no reservations')
   end
   local lvl = L.alg.level(L, state, now)
   if not reaches(lvl, count, L.tol) then
-    return state, decision(0, lvl, object_wait_until(L, state, now, count), object_until_fresh(L, state, now)), false
+    return 0, lvl, object_wait_until(L, state, now, count), object_until_fresh(L, state, nil, nil, now), false
   end
   if op == 'c' or count == 0 then
     local remaining = lvl - count
     if op == 'c' then
       remaining = lvl
     end
-    return state, decision(1, remaining, 0, object_until_fresh(L, state, now)), false
+    return 1, remaining, 0, object_until_fresh(L, state, nil, nil, now), false
   end
   local next_state = L.alg.consume(L, state, now, count)
-  return next_state, decision(1, java_max(0, lvl - count), 0, object_until_fresh(L, next_state, now)), true
+  return 1, java_max(0, lvl - count), 0, object_until_fresh(L, next_state, nil, nil, now), true, next_state
 end
 
--- ObjectKeySpace.refundAt: units given back, then a check for 0 units.
-local function object_refund(L, state, count, now)
+-- ObjectKeySpace.refundAt: units given back, then a check for 0 units: the decision, then the
+-- state afterwards.
+local function object_refund(L, state, _, _, count, now)
   local next_state = nil
   if state ~= nil then
     next_state = L.alg.refund(L, state, now, count)
   end
-  local _, d = object_apply(L, next_state, 'c', 0, 0, now)
-  return next_state, d
+  local allowed, remaining, retry_after, reset_after = object_apply(L, next_state, nil, nil, 'c', 0, 0, now)
+  return allowed, remaining, retry_after, reset_after, next_state
 end
 
 -- The value stored for a state: the fingerprint, a space, the kind's text.

@@ -111,7 +111,13 @@ local function exact_ceil(estimate, slope, units, capacity, now)
     if at < 0 then
       at = -at
     end
-    local noise = NOISE * scale + 8 * ulp(at + rounded) * slope
+    -- ulp's kept binade tested here first: this runs on every admitted decision, and a Lua call
+    -- costs more than the comparison
+    local x, gap = at + rounded, ulp_of
+    if not (x >= ulp_low and x < ulp_high) then
+      gap = ulp(x)
+    end
+    local noise = NOISE * scale + 8 * gap * slope
     if margin > noise then
       return rounded
     end
@@ -158,11 +164,6 @@ local function first_reaching(level_at, now, units, tol, estimate)
     end
   end
   return high
-end
-
--- One decision (DESIGN.md §3), as returned to Java: allowed, remaining, retryAfter, resetAfter.
-local function decision(allowed, remaining, retry_after, reset_after)
-  return { allowed, remaining, retry_after, reset_after }
 end
 
 -- Doubles are written with %.17g, so that they read back exactly.

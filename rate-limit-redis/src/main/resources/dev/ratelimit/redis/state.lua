@@ -1,22 +1,39 @@
 -- Reading and writing one key's state, shared by the drivers below.
 --
+-- A state is up to three values, passed and returned as they are (never in a table: a table made
+-- per decision and collected cost Redis more than the decision's arithmetic, docs/benchmarks.md
+-- §4): a word kind's word, stamp and base (word.lua), or an object kind's one table (object.lua);
+-- its first value nil for a fresh key. A kind's limit L has apply(L, s1, s2, s3, op, count,
+-- max_wait, now) (the decision: allowed, remaining, retryAfter, resetAfter; whether the state
+-- changed; the state afterwards), refund(L, s1, s2, s3, count, now) (the decision, the state
+-- afterwards), until_fresh(L, s1, s2, s3, now), load and value below, and carry(L, P, s1, s2,
+-- s3, now) for kinds that convert.
+--
 -- A key holds one string: the fingerprint of the limit that wrote it (FINGERPRINT_LENGTH hex
 -- digits), then that kind's numbers: packed doubles after '=' (word.lua), or text after ' '
 -- (%.17g for fractions; the sliding kinds and quotas). A kind's load(L, value, signed) returns
 -- the fingerprint, the state and, when signed and the writer converts, what names it (its
--- writer signature: word.lua); value(L, fingerprint, state) is the string to store. A value written under another limit of the name reads as a fresh key, unless both
+-- writer signature: word.lua); value(L, fingerprint, s1, s2, s3) is the string to store. A value written under another limit of the name reads as a fresh key, unless both
 -- convert and are of one kind (token bucket, GCRA, fixed window without random phase: another
 -- plan, a change at runtime, a node not yet changed, a restart with other numbers): then it is
 -- carried over by the rule of DESIGN.md §2.7.
 
--- now, in epoch ms: the caller's (a test clock) or Redis TIME, read once per script call, so
--- that application nodes with skewed clocks still agree.
-local function read_now(given)
-  if given ~= '' then
-    return tonumber(given)
+-- now, in epoch ms, and keep: from the optional last argument (ScriptArguments: the caller's
+-- time, a test clock, and whether keys never expire), else Redis TIME, read once per script
+-- call so that application nodes with skewed clocks still agree, and keys expire.
+local function read_clock(given)
+  if given == nil then
+    local time = redis.call('TIME') -- two decimal strings, which arithmetic reads as numbers
+    return time[1] * 1000 + floor(time[2] / 1000), false
   end
-  local time = redis.call('TIME') -- two decimal strings, which arithmetic reads as numbers
-  return time[1] * 1000 + floor(time[2] / 1000)
+  local now, keep = string.match(given, '^(%-?%d*) ([01])$')
+  if keep == nil then
+    error('not a clock argument: ' .. tostring(given))
+  end
+  if now == '' then
+    return read_clock(nil), keep == '1'
+  end
+  return tonumber(now), keep == '1'
 end
 
 -- Limits built from their argument, by that argument's text: as a Redis Functions library this
@@ -84,6 +101,7 @@ local function read_limit(text)
   if limits_kept == LIMITS_MAX then
     LIMITS, limits_kept = {}, 0
   end
+  limit.suffix = limit.signature or '' -- what word_value appends to every value it writes
   LIMITS[text], limits_kept = { limit, limit.offset, w[2] }, limits_kept + 1
   return limit, w[2]
 end
@@ -133,76 +151,105 @@ local function read_requests(text)
   return parsed
 end
 
--- The key's state, or nil when it is fresh (missing, expired, or written under another limit).
--- A state written under another limit of the kind, when both convert, or under the limit this
--- one replaced, is carried over (DESIGN.md §2.7).
+-- The key's state (its first value nil when it is fresh: missing, expired, or written under
+-- another limit), then whether the key exists (save_state: only then can it keep its expiry). A state written under another limit of the kind, when both convert, or under
+-- the limit this one replaced, is carried over (DESIGN.md §2.7).
 local function load_state(key, fingerprint, limit, now)
   local value = redis.call('GET', key)
   if not value then
-    return nil
+    return nil, nil, nil, false
   end
-  local written_by, state = limit:load(value)
+  local written_by, s1, s2, s3 = limit:load(value)
   if written_by == fingerprint then
-    return state -- the common case: the signature is not even read
+    return s1, s2, s3, true -- the common case: the signature is not even read
   end
   local signature = nil
   if limit.signature ~= nil then
-    written_by, state, signature = limit:load(value, true)
+    written_by, s1, s2, s3, signature = limit:load(value, true)
   end
   if signature ~= nil then
     local writer = writer_of(signature, limit)
     if writer ~= nil then
-      return limit:carry(writer, state, now)
+      s1, s2, s3 = limit:carry(writer, s1, s2, s3, now)
+      return s1, s2, s3, true
     end
   end
   if limit.previous ~= nil and written_by == limit.previous_fingerprint then
-    return limit:carry(limit.previous, state, now) -- as earlier versions wrote it: no signature
+    s1, s2, s3 = limit:carry(limit.previous, s1, s2, s3, now) -- as earlier versions wrote it: no signature
+    return s1, s2, s3, true
   end
-  return nil
+  return nil, nil, nil, true
 end
 
--- Writes the state with PEXPIRE at the moment it becomes fresh (ttl ms from now: the resetAfter
--- of the state), so idle keys cost nothing and expiry never changes a decision; a state that is
--- fresh already is deleted instead. With keep (time comes from the caller's clock, which may go
--- back), keys never expire: a fresh state could still matter at an earlier time.
-local function save_state(key, fingerprint, limit, state, ttl, keep)
-  if state == nil then
+-- How much longer than its state needs an existing key is kept when its expiry is moved: a
+-- second, or an eighth of the time until it is fresh when that is longer. A key kept past the
+-- moment its state is fresh changes no decision (a fresh state and a missing key read the same);
+-- it saves moving the expiry on nearly every write of a busy key, which cost Redis as much as the
+-- rest of the SET (docs/benchmarks.md §4).
+local EXPIRY_SLACK_MIN = 1000
+
+-- The text of a PX argument, a whole number of ms below 1e14 (so %d writes it exactly). Redis
+-- 7.0 formats a number argument with %.17g, which cost a third as much as the rest of the SET;
+-- new keys of a limit that take the same units (one each, the common case on many keys) have
+-- the same resetAfter, so texts are kept by their number, at most LIMITS_MAX of them.
+local PX_TEXTS, px_texts_kept = {}, 0
+
+local function px_text(px)
+  local text = PX_TEXTS[px]
+  if text == nil then
+    text = string.format('%d', px)
+    if px_texts_kept == LIMITS_MAX then
+      PX_TEXTS, px_texts_kept = {}, 0
+    end
+    PX_TEXTS[px], px_texts_kept = text, px_texts_kept + 1
+  end
+  return text
+end
+
+-- Writes the state so that the key expires no earlier than the moment it becomes fresh (ttl ms
+-- from now: the resetAfter of the state), so idle keys cost nothing and expiry never changes a
+-- decision; a state that is fresh already is deleted instead. A key that existed keeps its expiry
+-- (PTTL, SET ... KEEPTTL) when that is still late enough; otherwise it is set a slack later
+-- (EXPIRY_SLACK_MIN). A new key expires exactly when its state is fresh. With keep (time comes
+-- from the caller's clock, which may go back), keys never expire: a fresh state could still
+-- matter at an earlier time.
+local function save_state(key, fingerprint, limit, s1, s2, s3, ttl, keep, existed)
+  if s1 == nil then
     redis.call('DEL', key)
     return
   end
-  local value = limit:value(fingerprint, state)
+  local value = limit:value(fingerprint, s1, s2, s3)
   if keep then
     redis.call('SET', key, value)
     return
   end
   if ttl <= 0 then
     redis.call('DEL', key)
-  elseif ttl < 1e14 then
-    redis.call('SET', key, value, 'PX', ttl) -- a whole number below 1e14 reads back exactly
+    return
+  end
+  local px = ttl -- a new key expires exactly when its state is fresh
+  if existed then
+    -- -1 (no expiry) is never late enough; KEEPTTL is Redis 6.0's: before it, an error, and PX
+    if redis.call('PTTL', key) >= ttl and not redis.pcall('SET', key, value, 'KEEPTTL').err then
+      return
+    end
+    px = ttl + max(EXPIRY_SLACK_MIN, floor(ttl / 8))
+  end
+  if px < 1e14 then
+    redis.call('SET', key, value, 'PX', px_text(px))
   else
     redis.call('SET', key, value) -- fresh again in more than 3,000 years
   end
 end
 
--- A decision appended to the reply: allowed (0, 1, or 2 for a lease taken) as one byte, then
+-- One decision as the reply carries it: allowed (0, 1, or 2 for a lease taken) as one byte, then
 -- remaining, retryAfter and resetAfter (whole ms) as little-endian doubles, 25 bytes
 -- (struct.pack '<Bddd': exact for every finite double, and the reply is one string, where a
 -- table of integers cost Redis about 5,000 instructions to convert and each integer 500 more;
--- docs/benchmarks.md §4). dev.ratelimit.redis.Args reads it back. out holds n decisions already;
--- returns how many it holds afterwards (the caller counts: # on a table costs a search).
-local function reply_into(out, n, d)
-  local remaining = d[2]
-  if remaining ~= remaining or remaining == INF or remaining == -INF then
+-- docs/benchmarks.md §4). dev.ratelimit.redis.Args reads it back.
+local function reply_bytes(allowed, remaining, retry_after, reset_after)
+  if not (remaining - remaining == 0) then -- NaN or an infinity: x - x is NaN
     error('a decision with remaining units ' .. tostring(remaining))
   end
-  out[n + 1] = pack('<Bddd', d[1], remaining, d[3], d[4])
-  return n + 1
-end
-
--- The reply of n decisions in out: one string, as Redis replies it without converting anything.
-local function reply_of(out, n)
-  if n == 1 then
-    return out[1]
-  end
-  return table.concat(out, '', 1, n)
+  return pack('<Bddd', allowed, remaining, retry_after, reset_after)
 end

@@ -44,7 +44,7 @@ local function word_wait_from(L, word, stamp, now, units)
 end
 
 -- WordAlgorithm.decide: the decision for one request, changing nothing (checks, denials, 0 units,
--- and the decision behind a reservation).
+-- and the decision behind a reservation): allowed, remaining, retryAfter, resetAfter.
 local function word_decide(L, word, stamp, op, count, max_wait, now)
   local alg = L.alg
   local capacity = L.capacity
@@ -57,8 +57,8 @@ local function word_decide(L, word, stamp, op, count, max_wait, now)
     if op == 'r' then
       needed = count - L.max_reserved
     end
-    return decision(0, lvl, word_wait_until(L, word, stamp, now, lvl, needed),
-        word_wait_until(L, word, stamp, now, lvl, capacity))
+    return 0, lvl, word_wait_until(L, word, stamp, now, lvl, needed),
+        word_wait_until(L, word, stamp, now, lvl, capacity)
   end
   -- admissible: a check, 0 units, or a reservation that may still be too far off
   local after = java_max(lvl - count, floor_level)
@@ -75,7 +75,7 @@ local function word_decide(L, word, stamp, op, count, max_wait, now)
   end
   if wait > max_wait then
     -- it would fit, but not within the caller's wait: denied, retry as soon as it would
-    return decision(0, lvl, wait - max_wait, word_wait_until(L, word, stamp, now, lvl, capacity))
+    return 0, lvl, wait - max_wait, word_wait_until(L, word, stamp, now, lvl, capacity)
   end
   local remaining, reset_after = after, nil
   if op == 'c' then
@@ -86,24 +86,25 @@ local function word_decide(L, word, stamp, op, count, max_wait, now)
   else
     reset_after = word_wait_until(L, word, stamp, now, lvl, capacity)
   end
-  return decision(1, remaining, wait, reset_after)
+  return 1, remaining, wait, reset_after
 end
 
--- The parts of a key's state: FRESH for a key with no state (nil), else { word, stamp, base }.
-local function word_unpack(L, state, now)
-  if state == nil then
-    return FRESH, NO_STAMP, now - now % L.base_period
-  end
-  return state[1], state[2], state[3]
+-- A key with no state (word nil): FRESH, no stamp, and the base its timeline would start at now.
+local function word_fresh(L, now)
+  return FRESH, NO_STAMP, now - now % L.base_period
 end
 
--- One request (op 'l' limit, 'c' check, 'r' reserve) at now (epoch ms), as WordKeySpace.applyAt:
--- returns the state afterwards, the decision, and whether the state changed. WordAlgorithm.next
+-- One request (op 'l' limit, 'c' check, 'r' reserve) at now (epoch ms) on the state word, stamp,
+-- base (word nil: fresh), as WordKeySpace.applyAt: returns the decision (allowed, remaining,
+-- retryAfter, resetAfter), whether the state changed, and the state afterwards. WordAlgorithm.next
 -- (the word to write, or none: a denial, a check, 0 units) and WordAlgorithm.admitted (the
 -- decision for the word written) are written out here, in their one place: on this path a Lua
--- call costs about as much as the arithmetic it runs (callgrind, docs/benchmarks.md §4).
-local function word_apply(L, state, op, count, max_wait, now)
-  local word, stamp, base = word_unpack(L, state, now)
+-- call costs about as much as the arithmetic it runs (callgrind, docs/benchmarks.md §4), and so
+-- do a table made and collected: the state and the decision are multiple values, never tables.
+local function word_apply(L, word, stamp, base, op, count, max_wait, now)
+  if word == nil then
+    word, stamp, base = word_fresh(L, now)
+  end
   local t = now - base - L.offset
   local alg = L.alg
   local next_word = nil
@@ -116,13 +117,14 @@ local function word_apply(L, state, op, count, max_wait, now)
       next_word = alg.with_level(L, word, stamp, t, after)
     end
   elseif op == 'r' and count ~= 0 then
-    local d = word_decide(L, word, stamp, op, count, max_wait, t)
-    if d[1] == 1 then
-      next_word = alg.with_level(L, word, stamp, t, d[2])
+    local allowed, remaining = word_decide(L, word, stamp, op, count, max_wait, t)
+    if allowed == 1 then
+      next_word = alg.with_level(L, word, stamp, t, remaining)
     end
   end
   if next_word == nil then
-    return state, word_decide(L, word, stamp, op, count, max_wait, t), false
+    local allowed, remaining, retry_after, reset_after = word_decide(L, word, stamp, op, count, max_wait, t)
+    return allowed, remaining, retry_after, reset_after, false
   end
   local next_stamp = stamp
   if alg.uses_stamp then
@@ -135,18 +137,20 @@ local function word_apply(L, state, op, count, max_wait, now)
   if op == 'r' then
     wait = word_wait_until(L, next_word, next_stamp, t, lvl, 0)
   end
-  return { next_word, next_stamp, base },
-      decision(1, lvl, wait, word_wait_until(L, next_word, next_stamp, t, lvl, L.capacity)), true
+  return 1, lvl, wait, word_wait_until(L, next_word, next_stamp, t, lvl, L.capacity), true,
+      next_word, next_stamp, base
 end
 
--- Gives count unused units back, never above the capacity (WordKeySpace.refundAt); the decision
--- is a check for 0 units afterwards.
-local function word_refund(L, state, count, now)
-  local word, stamp, base = word_unpack(L, state, now)
-  local t = now - base - L.offset
-  if state == nil then
-    return nil, word_decide(L, FRESH, NO_STAMP, 'c', 0, 0, t)
+-- Gives count unused units back, never above the capacity (WordKeySpace.refundAt): the decision,
+-- a check for 0 units afterwards, then the state afterwards (nil: still fresh).
+local function word_refund(L, word, stamp, base, count, now)
+  if word == nil then
+    local _, _, fresh_base = word_fresh(L, now)
+    local allowed, remaining, retry_after, reset_after =
+        word_decide(L, FRESH, NO_STAMP, 'c', 0, 0, now - fresh_base - L.offset)
+    return allowed, remaining, retry_after, reset_after, nil
   end
+  local t = now - base - L.offset
   local level = min(L.capacity, L.alg.level(L, word, stamp, t) + count)
   local next_word = L.alg.with_level(L, word, stamp, t, level)
   -- the refunded state is read at max(t, stamp), as a consumption's: its time is stored too
@@ -154,23 +158,24 @@ local function word_refund(L, state, count, now)
   if L.alg.uses_stamp then
     next_stamp = max(stamp, t)
   end
-  return { next_word, next_stamp, base }, word_decide(L, next_word, next_stamp, 'c', 0, 0, t)
+  local allowed, remaining, retry_after, reset_after = word_decide(L, next_word, next_stamp, 'c', 0, 0, t)
+  return allowed, remaining, retry_after, reset_after, next_word, next_stamp, base
 end
 
 -- Milliseconds until the key is back to its full, fresh state (0: it is, and may be dropped).
-local function word_until_fresh(L, state, now)
-  if state == nil then
+local function word_until_fresh(L, word, stamp, base, now)
+  if word == nil then
     return 0
   end
-  local word, stamp, base = word_unpack(L, state, now)
   return word_wait_from(L, word, stamp, now - base - L.offset, L.capacity)
 end
 
 -- the byte after the fingerprint of a packed value (a text value has a space there)
 local PACKED = string.byte('=')
 
--- A packed value may end with its writer's signature (signature_of): what converts its state,
--- returned when signed (only a value with another limit's fingerprint needs it).
+-- A stored value's fingerprint and state (word, stamp, base). A packed value may end with its
+-- writer's signature (signature_of): what converts its state, returned when signed (only a value
+-- with another limit's fingerprint needs it).
 local function word_load(L, value, signed)
   local n = #value
   if byte(value, FINGERPRINT_LENGTH + 1) == PACKED and n >= FINGERPRINT_LENGTH + 25 then
@@ -179,19 +184,19 @@ local function word_load(L, value, signed)
     if signed and n > FINGERPRINT_LENGTH + 25 then
       signature = sub(value, FINGERPRINT_LENGTH + 26)
     end
-    return sub(value, 1, FINGERPRINT_LENGTH), { word, stamp, base }, signature
+    return sub(value, 1, FINGERPRINT_LENGTH), word, stamp, base, signature
   end
   local fingerprint, word, stamp, base = string.match(value, '^(%S+) (%S+) (%S+) (%S+)$')
   if stamp == '-' then
     stamp = NO_STAMP
   end
-  return fingerprint, { tonumber(word), tonumber(stamp), tonumber(base) }
+  return fingerprint, tonumber(word), tonumber(stamp), tonumber(base)
 end
 
 -- The value stored for a state: the fingerprint, '=', the packed state and the writer's
--- signature when it converts, in one concatenation.
-local function word_value(L, fingerprint, state)
-  return fingerprint .. '=' .. pack('<ddd', state[1], state[2], state[3]) .. (L.signature or '')
+-- signature when it converts (L.suffix: '' when it does not), in one concatenation.
+local function word_value(L, fingerprint, word, stamp, base)
+  return fingerprint .. '=' .. pack('<ddd', word, stamp, base) .. L.suffix
 end
 
 -- A limit of a word kind, from the parameters every one of them shares: rate, period (ms),
@@ -201,8 +206,7 @@ end
 -- A state written under P, another limit of L's kind (L.previous, the one L replaced, or the
 -- writer its value names): its units used at now stay used, capped by L's capacity, as
 -- WordAlgorithm.used and carried do (DESIGN.md §2.7).
-local function word_carry(L, P, state, now)
-  local word, stamp, base = state[1], state[2], state[3]
+local function word_carry(L, P, word, stamp, base, now)
   local used = P.capacity - P.alg.level(P, word, stamp, now - base - P.offset)
   local new_base = now - now % L.base_period
   local t = now - new_base - L.offset
@@ -211,7 +215,7 @@ local function word_carry(L, P, state, now)
   if L.alg.uses_stamp then
     next_stamp = t
   end
-  return { L.alg.with_level(L, FRESH, NO_STAMP, t, level), next_stamp, new_base }
+  return L.alg.with_level(L, FRESH, NO_STAMP, t, level), next_stamp, new_base
 end
 
 local function word_limit(alg, rate, period, capacity, max_reserved, offset, base_period)

@@ -84,7 +84,7 @@ class ArgsTest {
     assertThatThrownBy(() -> Args.reply(packed(1, 1, 0, 0x1p64), 0)).isInstanceOf(IllegalStateException.class);
   }
 
-  /** A decision as reply_into in state.lua writes it: struct.pack('<Bddd', allowed, remaining, retryAfter, resetAfter). */
+  /** A decision as reply_bytes in state.lua writes it: struct.pack('<Bddd', allowed, remaining, retryAfter, resetAfter). */
   private static byte[] packed(int allowed, double remaining, double retryAfter, double resetAfter) {
     return ByteBuffer.allocate(Args.DECISION_BYTES).order(ByteOrder.LITTLE_ENDIAN).put((byte) allowed)
         .putDouble(remaining).putDouble(retryAfter).putDouble(resetAfter).array();

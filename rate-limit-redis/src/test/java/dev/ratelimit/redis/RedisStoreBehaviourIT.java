@@ -77,6 +77,26 @@ class RedisStoreBehaviourIT {
         .isBetween(decision.resetAfterMillis() - 2000, decision.resetAfterMillis());
   }
 
+  /**
+   * A key that exists keeps its expiry while that is late enough (SET KEEPTTL) and otherwise moves
+   * it a slack past resetAfter (state.lua save_state): never earlier than its state is fresh.
+   */
+  @Test
+  void rewrittenKey_expiresNoEarlierThanItsStateIsFreshAndAtMostASlackLater() {
+    RateLimiter limiter = limiter(store, "slack", "token-bucket rate=1000 period=1s capacity=1000000");
+    String key = "ratelimit:{slack:k}";
+    // 100,000 units: fresh in 100 s, expiring exactly then (a new key); 1,000 more: 101 s, past
+    // it, so it moves to 101 s + 12.6 s; 5,000 more: 106 s, within that, so it is kept; 20,000
+    // more: 126 s, past it, so it moves again
+    for (long units : new long[] {100_000, 1_000, 5_000, 20_000}) {
+      Decision decision = limiter.limit("slack", "k", units);
+      assertThat(decision.allowed()).isTrue();
+      long reset = decision.resetAfterMillis();
+      assertThat(pttl(key)).as("PTTL after taking %s, against resetAfter %s", units, reset)
+          .isBetween(reset - 2000, reset + Math.max(1000, reset / 8));
+    }
+  }
+
   @Test
   void freshState_isDeletedAndExpiryNeverChangesADecision() {
     RateLimiter limiter = limiter(store, "fresh", "token-bucket rate=100 period=1s capacity=10");
@@ -109,8 +129,8 @@ class RedisStoreBehaviourIT {
   }
 
   /**
-   * The scripts' arguments come from clients: a limit or a request list that is not one is an
-   * error naming it, by EVAL and by the function library alike, and one kept by its text (the
+   * The scripts' arguments come from clients: a limit, a request list or a clock that is not one
+   * is an error naming it, by EVAL and by the function library alike, and one kept by its text (the
    * library keeps limits and request lists from call to call) never stands in for another.
    */
   @Test
@@ -133,19 +153,21 @@ class RedisStoreBehaviourIT {
         System.arraycopy(args, 0, words, 4, args.length);
         return server.call(words);
       };
-      assertThatThrownBy(() -> run.apply(new String[] {"", "0", "token-bucket aaaaaaaa 10 3600000", "- l 1 0"}))
+      assertThatThrownBy(() -> run.apply(new String[] {"token-bucket aaaaaaaa 10 3600000", "- l 1 0"}))
           .hasMessageContaining("not a limit: token-bucket aaaaaaaa 10 3600000");
-      assertThatThrownBy(() -> run.apply(new String[] {"", "0", "leaky " + tenPerHour.substring(13), "- l 1 0"}))
+      assertThatThrownBy(() -> run.apply(new String[] {"leaky " + tenPerHour.substring(13), "- l 1 0"}))
           .hasMessageContaining("not a limit: leaky");
-      assertThatThrownBy(() -> run.apply(new String[] {"", "0", tenPerHour, "- l 1"}))
+      assertThatThrownBy(() -> run.apply(new String[] {tenPerHour, "- l 1"}))
           .hasMessageContaining("not a list of requests: - l 1");
-      assertThatThrownBy(() -> run.apply(new String[] {"", "0", tenPerHour, "- q 1 0"}))
+      assertThatThrownBy(() -> run.apply(new String[] {tenPerHour, "- q 1 0"}))
           .hasMessageContaining("unknown operation q");
+      assertThatThrownBy(() -> run.apply(new String[] {tenPerHour, "- l 1 0", "soon 1"}))
+          .hasMessageContaining("not a clock argument: soon 1");
       // the same request text under two limits: each decided by its own
-      assertThat(allowed(run.apply(new String[] {"", "0", tenPerHour, "- l 2 0"}))).isEqualTo(1);
+      assertThat(allowed(run.apply(new String[] {tenPerHour, "- l 2 0"}))).isEqualTo(1);
       server.call("DEL", key);
-      assertThat(allowed(run.apply(new String[] {"", "0", twoPerHour, "- l 2 0"}))).isEqualTo(1);
-      assertThat(allowed(run.apply(new String[] {"", "0", twoPerHour, "- l 2 0"})))
+      assertThat(allowed(run.apply(new String[] {twoPerHour, "- l 2 0"}))).isEqualTo(1);
+      assertThat(allowed(run.apply(new String[] {twoPerHour, "- l 2 0"})))
           .as("2 of 2 taken: denied, whatever the same text decided under the other limit").isEqualTo(0);
     }
   }

@@ -30,15 +30,23 @@ class ScriptArgumentsTest {
   }
 
   @Test
-  void batch_putsTheLimitAfterThePreambleAndTheRequestsAfterTheLimit() {
-    String[] args = ScriptArguments.batch("123", true, LIMIT, 2);
+  void batch_putsTheRequestsAfterTheLimitAndNoClockWhenRedisTimeIsUsed() {
+    String[] args = ScriptArguments.batch("", false, LIMIT, 2);
     Map<String, Integer> lua = luaConstants();
-    assertThat(args[lua.get("ARG_NOW") - 1]).isEqualTo("123");
-    assertThat(args[lua.get("ARG_KEEP") - 1]).isEqualTo("1");
     assertThat(args[lua.get("ARG_BATCH_LIMIT") - 1]).isEqualTo("gcra fp a b c d e - 0 0 0 0 0 1");
     assertThat(lua.get("ARG_PARAMETERS")).isEqualTo(ScriptArguments.PARAMETERS);
     assertThat(ScriptArguments.requestsOf(0)).isEqualTo(lua.get("ARG_BATCH_REQUESTS") - 1);
     assertThat(args).hasSize(ScriptArguments.requestsOf(1) + 1);
+  }
+
+  @Test
+  void batch_putsTheCallersClockLastWithKeep() {
+    String[] args = ScriptArguments.batch("123", true, LIMIT, 2);
+    // main-batch reads it at ARG_BATCH_REQUESTS + #KEYS (1-based)
+    assertThat(args).hasSize(luaConstants().get("ARG_BATCH_REQUESTS") - 1 + 2 + 1);
+    assertThat(args[args.length - 1]).isEqualTo("123 1");
+    assertThat(ScriptArguments.batch("", true, LIMIT, 1)).hasSize(3).endsWith(" 1");
+    assertThat(ScriptArguments.batch("-5", false, LIMIT, 1)).hasSize(3).endsWith("-5 0");
   }
 
   @Test
@@ -47,13 +55,23 @@ class ScriptArgumentsTest {
     ScriptArguments.charge(args, 0, LIMIT, null, "1");
     ScriptArguments.charge(args, 1, LIMIT, "777", "2.5");
     Map<String, Integer> lua = luaConstants();
-    assertThat(args[lua.get("ARG_KEEP") - 1]).isEqualTo("0");
     int stride = lua.get("ARG_ALL_STRIDE");
     int first = lua.get("ARG_ALL_FIRST") - 1;
     int second = first + stride;
     assertThat(args).hasSize(second + stride);
     assertThat(Arrays.asList(args).subList(first, second)).containsExactly(LIMIT, "-", "1");
     assertThat(Arrays.asList(args).subList(second, second + stride)).containsExactly(LIMIT, "777", "2.5");
+  }
+
+  @Test
+  void all_putsTheCallersClockAfterTheLastCharge() {
+    String[] args = ScriptArguments.all("1767225600000", true, 2);
+    ScriptArguments.charge(args, 0, LIMIT, null, "1");
+    ScriptArguments.charge(args, 1, LIMIT, null, "1");
+    Map<String, Integer> lua = luaConstants();
+    // main-all reads it at ARG_ALL_FIRST + ARG_ALL_STRIDE * #KEYS (1-based)
+    assertThat(args).hasSize(lua.get("ARG_ALL_FIRST") - 1 + lua.get("ARG_ALL_STRIDE") * 2 + 1);
+    assertThat(args[args.length - 1]).isEqualTo("1767225600000 1");
   }
 
   @Test
