@@ -61,9 +61,56 @@ public final class RedisSuite {
    * @param cpuMicros redis-server CPU per decision (used_cpu_sys + used_cpu_user)
    * @param jvmMicros this JVM's CPU per decision (the callers, Lettuce, the client's batching, GC):
    *     where Redis is not the limit, the client is, on the same cores
+   * @param threads where the JVM's CPU went, and the bytes it allocated, per decision
    */
   record Run(double perSecond, double p50Millis, double p99Millis, double clientCommands,
-      Map<String, Double> commandsPerDecision, double scriptMicros, double cpuMicros, double jvmMicros) {}
+      Map<String, Double> commandsPerDecision, double scriptMicros, double cpuMicros, double jvmMicros,
+      ThreadShare threads) {}
+
+  /**
+   * The JVM's CPU per decision by thread: the callers' threads, Lettuce's event loops, and the
+   * rest (JIT compilers, GC, timers: the process's CPU less every visible thread's), which a short
+   * run inflates with compilation; and the bytes the callers and event loops allocated. The first
+   * two are what a decision costs the client once warm, and move less with the machine's load.
+   */
+  record ThreadShare(double callerMicros, double eventLoopMicros, double restMicros, double bytes) {}
+
+  private static final com.sun.management.ThreadMXBean THREADS =
+      (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+
+  /**
+   * The process's CPU time, and the CPU time and allocated bytes of Lettuce's event loops (which
+   * outlive a run; the callers' threads, which end with it, count their own).
+   */
+  static final class ThreadCounters {
+    final long process = jvmCpuNanos();
+    long eventLoopNanos;
+    long eventLoopBytes;
+
+    static ThreadCounters now() {
+      ThreadCounters counters = new ThreadCounters();
+      long[] ids = THREADS.getAllThreadIds();
+      java.lang.management.ThreadInfo[] infos = THREADS.getThreadInfo(ids);
+      long[] cpu = THREADS.getThreadCpuTime(ids);
+      long[] allocated = THREADS.getThreadAllocatedBytes(ids);
+      for (int i = 0; i < ids.length; i++) {
+        if (infos[i] != null && cpu[i] >= 0 && infos[i].getThreadName().startsWith("lettuce-")
+            && infos[i].getThreadName().contains("EventLoop")) {
+          counters.eventLoopNanos += cpu[i];
+          counters.eventLoopBytes += allocated[i];
+        }
+      }
+      return counters;
+    }
+
+    /** Per decision from {@code before} to this, with what the callers counted of their own. */
+    ThreadShare since(ThreadCounters before, long decisions, long callerNanos, long callerBytes) {
+      long loops = eventLoopNanos - before.eventLoopNanos;
+      long rest = (process - before.process) - callerNanos - loops;
+      return new ThreadShare(callerNanos / 1e3 / decisions, loops / 1e3 / decisions, rest / 1e3 / decisions,
+          (double) (callerBytes + eventLoopBytes - before.eventLoopBytes) / decisions);
+    }
+  }
 
   /** Counts the commands Lettuce sends while it is on. */
   static final class CommandCounter implements CommandListener {
@@ -117,9 +164,12 @@ public final class RedisSuite {
                 }
                 runs.computeIfAbsent(key(scenario, callers, contender), k -> new ArrayList<>()).add(run);
                 System.out.printf(Locale.ROOT, "%-10s %2d callers %-24s %,10.0f/s  p50 %7.3f ms  p99 %8.3f ms  "
-                    + "script %6.2f us  cpu %6.2f us  jvm %6.2f us  %.3f cmd/decision %s%n",
+                    + "script %6.2f us  cpu %6.2f us  jvm %6.2f us (callers %6.2f, event loops %6.2f, rest %6.2f; "
+                    + "%,6.0f B)  %.3f cmd/decision %s%n",
                     scenario, callers, contender, run.perSecond(), run.p50Millis(), run.p99Millis(),
-                    run.scriptMicros(), run.cpuMicros(), run.jvmMicros(), run.clientCommands(), run.commandsPerDecision());
+                    run.scriptMicros(), run.cpuMicros(), run.jvmMicros(), run.threads().callerMicros(),
+                    run.threads().eventLoopMicros(), run.threads().restMicros(), run.threads().bytes(),
+                    run.clientCommands(), run.commandsPerDecision());
               }
             }
           }
@@ -148,6 +198,9 @@ public final class RedisSuite {
     long[][] latencies = new long[callers][];
     int[] counts = new int[callers];
     LongAdder decisions = new LongAdder();
+    // each caller's own CPU time and allocated bytes while it measured
+    LongAdder callerNanos = new LongAdder();
+    LongAdder callerBytes = new LongAdder();
     Phase phase = new Phase();
     CountDownLatch started = new CountDownLatch(callers);
     for (int t = 0; t < callers; t++) {
@@ -155,11 +208,17 @@ public final class RedisSuite {
       threads[t] = new Thread(() -> {
         long[] mine = new long[1 << 16];
         int n = 0;
+        long cpuFrom = -1;
+        long bytesFrom = 0;
         started.countDown();
         for (;;) {
           int now = phase.value;
           if (now == Phase.STOP) {
             break;
+          }
+          if (now == Phase.MEASURED && cpuFrom < 0) {
+            cpuFrom = THREADS.getCurrentThreadCpuTime();
+            bytesFrom = THREADS.getCurrentThreadAllocatedBytes();
           }
           String key = hot ? "hot" : "user-" + ThreadLocalRandom.current().nextInt(KEYS);
           long start = System.nanoTime();
@@ -175,6 +234,10 @@ public final class RedisSuite {
             decisions.increment();
           }
         }
+        if (cpuFrom >= 0) {
+          callerNanos.add(THREADS.getCurrentThreadCpuTime() - cpuFrom);
+          callerBytes.add(THREADS.getCurrentThreadAllocatedBytes() - bytesFrom);
+        }
         latencies[id] = mine;
         counts[id] = n;
       }, "caller-" + t);
@@ -185,7 +248,7 @@ public final class RedisSuite {
     Map<String, Long> before = commandStats(admin);
     long scriptBefore = scriptMicros(admin);
     double cpuBefore = cpuSeconds(admin);
-    long jvmBefore = jvmCpuNanos();
+    ThreadCounters threadsBefore = ThreadCounters.now();
     long sentBefore = counter.sent.sum();
     counter.on = true;
     long from = System.nanoTime();
@@ -193,7 +256,6 @@ public final class RedisSuite {
     Thread.sleep(measure.toMillis());
     phase.value = Phase.STOP;
     long to = System.nanoTime();
-    long jvmAfter = jvmCpuNanos();
     counter.on = false;
     long sent = counter.sent.sum() - sentBefore;
     Map<String, Long> after = commandStats(admin);
@@ -202,6 +264,8 @@ public final class RedisSuite {
     for (Thread thread : threads) {
       thread.join();
     }
+    // after the callers' last calls, which they counted in their own time
+    ThreadCounters threadsAfter = ThreadCounters.now();
     long total = decisions.sum();
     long[] all = new long[(int) Arrays.stream(counts).asLongStream().sum()];
     int at = 0;
@@ -219,7 +283,8 @@ public final class RedisSuite {
     });
     return new Run(total / ((to - from) / 1e9), percentile(all, 0.50) / 1e6, percentile(all, 0.99) / 1e6,
         (double) sent / total, perDecision, (double) (scriptAfter - scriptBefore) / total,
-        (cpuAfter - cpuBefore) * 1e6 / total, (jvmAfter - jvmBefore) / 1e3 / total);
+        (cpuAfter - cpuBefore) * 1e6 / total, (threadsAfter.process - threadsBefore.process) / 1e3 / total,
+        threadsAfter.since(threadsBefore, total, callerNanos.sum(), callerBytes.sum()));
   }
 
   /** This process's CPU time, all threads, in nanoseconds. */
@@ -286,7 +351,11 @@ public final class RedisSuite {
     return new Run(median(runs.stream().map(Run::perSecond).toList()), median(runs.stream().map(Run::p50Millis).toList()),
         median(runs.stream().map(Run::p99Millis).toList()), median(runs.stream().map(Run::clientCommands).toList()),
         medianCommands(runs), median(runs.stream().map(Run::scriptMicros).toList()),
-        median(runs.stream().map(Run::cpuMicros).toList()), median(runs.stream().map(Run::jvmMicros).toList()));
+        median(runs.stream().map(Run::cpuMicros).toList()), median(runs.stream().map(Run::jvmMicros).toList()),
+        new ThreadShare(median(runs.stream().map(r -> r.threads().callerMicros()).toList()),
+            median(runs.stream().map(r -> r.threads().eventLoopMicros()).toList()),
+            median(runs.stream().map(r -> r.threads().restMicros()).toList()),
+            median(runs.stream().map(r -> r.threads().bytes()).toList())));
   }
 
   private static Map<String, Double> medianCommands(List<Run> runs) {
@@ -311,16 +380,18 @@ public final class RedisSuite {
         + "commandstats deltas: the client's and the scripts' own calls).%n%n", rounds, warmup.toSeconds(),
         measure.toSeconds(), version));
     out.append("| scenario | callers | contender | decisions/s | p50 ms | p99 ms | Redis script µs/decision | "
-        + "redis-server CPU µs/decision | JVM CPU µs/decision | client cmd/decision | all commands per decision |\n");
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+        + "redis-server CPU µs/decision | JVM CPU µs/decision | of which callers / event loops / rest µs | "
+        + "bytes allocated/decision | client cmd/decision | all commands per decision |\n");
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     Map<String, Double> medianRate = new LinkedHashMap<>();
     runs.forEach((key, list) -> {
       String[] parts = key.split(" \\| ");
       Run median = medianRun(list);
       medianRate.put(key, median.perSecond());
-      out.append(format("| %s | %s | %s | %,.0f | %.3f | %.3f | %.2f | %.2f | %.2f | %.3f | %s |%n", parts[0], parts[1],
-          parts[2], median.perSecond(), median.p50Millis(), median.p99Millis(), median.scriptMicros(),
-          median.cpuMicros(), median.jvmMicros(), median.clientCommands(),
+      out.append(format("| %s | %s | %s | %,.0f | %.3f | %.3f | %.2f | %.2f | %.2f | %.2f / %.2f / %.2f | %,.0f | %.3f | %s |%n",
+          parts[0], parts[1], parts[2], median.perSecond(), median.p50Millis(), median.p99Millis(), median.scriptMicros(),
+          median.cpuMicros(), median.jvmMicros(), median.threads().callerMicros(), median.threads().eventLoopMicros(),
+          median.threads().restMicros(), median.threads().bytes(), median.clientCommands(),
           median.commandsPerDecision().toString().replace("{", "").replace("}", "")));
     });
     out.append("\nRatios of rate-limit's decisions per second:\n\n");
@@ -359,6 +430,10 @@ public final class RedisSuite {
     out.append("\nRaw Redis script µs / redis-server CPU µs per decision per round:\n\n");
     runs.forEach((key, list) -> out.append("- ").append(key).append(": ")
         .append(list.stream().map(r -> format("%.2f/%.2f", r.scriptMicros(), r.cpuMicros())).toList()).append('\n'));
+    out.append("\nRaw JVM CPU µs per decision (callers + event loops + rest) and bytes allocated per decision per round:\n\n");
+    runs.forEach((key, list) -> out.append("- ").append(key).append(": ")
+        .append(list.stream().map(r -> format("%.2f+%.2f+%.2f, %.0f B", r.threads().callerMicros(),
+            r.threads().eventLoopMicros(), r.threads().restMicros(), r.threads().bytes())).toList()).append('\n'));
     return out.toString();
   }
 
