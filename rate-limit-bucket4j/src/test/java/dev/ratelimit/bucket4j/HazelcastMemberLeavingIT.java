@@ -94,6 +94,10 @@ class HazelcastMemberLeavingIT {
 
   /** A key whose bucket lives on {@code member}'s partitions, so that its departure moves it. */
   private static String keyOwnedBy(HazelcastInstance member, Bucket4jKeySpace space) {
+    // Hazelcast assigns partitions on first use, and a partition has no owner until then (a
+    // fresh cluster's first lookups saw null): wait until every one is owned and backed up
+    await().atMost(Duration.ofMinutes(1)).until(() -> member.getPartitionService().getPartitions().stream()
+        .allMatch(partition -> partition.getOwner() != null) && member.getPartitionService().isClusterSafe());
     for (int i = 0; ; i++) {
       String key = "hot-" + i;
       if (member.getPartitionService().getPartition(space.stateKey(key)).getOwner().localMember()) {
