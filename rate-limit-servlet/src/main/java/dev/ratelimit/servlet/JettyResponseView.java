@@ -1,7 +1,6 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.http.LimitHeader;
-import dev.ratelimit.http.Response;
 import jakarta.servlet.http.HttpServletResponse;
 import org.eclipse.jetty.ee10.servlet.ServletApiResponse;
 import org.eclipse.jetty.http.HttpFields;
@@ -12,30 +11,19 @@ import org.eclipse.jetty.http.HttpFields;
  * which drops them once the response is committed), but mostly as fields made once
  * ({@link JettyFields}): Jetty then neither makes a field per header nor encodes its name and value
  * character by character. The bytes on the wire are the same. Everything else goes through the
- * servlet API.
+ * servlet API, as {@link ServletResponseView} writes it.
  */
-final class JettyResponseView implements Response {
-  private final HttpServletResponse response;
+final class JettyResponseView extends ServletResponseView {
   private final HttpFields.Mutable fields;
 
   JettyResponseView(HttpServletResponse response) {
-    this.response = response;
+    super(response);
     this.fields = ((ServletApiResponse) response).getResponse().getHeaders();
   }
 
   @Override
   public boolean containsHeader(String name) {
     return fields.contains(name);
-  }
-
-  @Override
-  public void addHeader(String name, String value) {
-    response.addHeader(name, value);
-  }
-
-  @Override
-  public void setHeader(String name, String value) {
-    response.setHeader(name, value);
   }
 
   @Override
@@ -46,10 +34,5 @@ final class JettyResponseView implements Response {
   @Override
   public void addHeader(LimitHeader header, String value, boolean repeated) {
     fields.add(repeated ? JettyFields.repeated(header, value) : JettyFields.plain(header, value));
-  }
-
-  @Override
-  public void refuse(int status, String contentType, byte[] body) {
-    ServletResponseView.refuse(response, status, contentType, body);
   }
 }

@@ -7,13 +7,19 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 
 /** A servlet response as the shared HTTP contract writes it. */
-record ServletResponseView(HttpServletResponse response) implements Response {
+class ServletResponseView implements Response {
   /**
    * Jetty 12 (ee10)'s own response class when this filter's class loader sees it, else {@code null}.
    * Looked up once by name so that this class links without Jetty: only {@link JettyResponseView}
    * names Jetty's types, and it is loaded only for a response of this class.
    */
   private static final Class<?> JETTY_RESPONSE = jettyResponseClass();
+
+  final HttpServletResponse response;
+
+  ServletResponseView(HttpServletResponse response) {
+    this.response = response;
+  }
 
   /**
    * The view to write {@code response} through: on Jetty's own response, unwrapped, one that adds
@@ -45,10 +51,6 @@ record ServletResponseView(HttpServletResponse response) implements Response {
 
   @Override
   public void refuse(int status, String contentType, byte[] body) {
-    refuse(response, status, contentType, body);
-  }
-
-  static void refuse(HttpServletResponse response, int status, String contentType, byte[] body) {
     response.setStatus(status);
     response.setContentType(contentType);
     response.setContentLength(body.length);
