@@ -62,6 +62,7 @@ public interface Contender {
       case "rate-limit" -> new Ours(config, new InMemoryStore());
       case "rate-limit-coarse" -> new Ours(config, new InMemoryStore(dev.ratelimit.Clock.coarse()));
       case "rate-limit-named" -> new Named(config);
+      case "rate-limit-admit" -> new Admit(config);
       case "rate-limit-bucket4j" -> new Ours(config, Bucket4jStore.local());
       case "bucket4j" -> new Bucket4j(config);
       case "resilience4j" -> new Resilience4j(config);
@@ -120,6 +121,34 @@ public interface Contender {
     @Override
     public boolean admitted(Object result) {
       return ((Decision) result).allowed();
+    }
+
+    @Override
+    public Object state() {
+      return api;
+    }
+  }
+
+  /**
+   * rate-limit by a {@link dev.ratelimit.limiter.NamedLimiter}'s {@code admit}: the answer alone,
+   * a boolean, as Resilience4j's {@code acquirePermission} and Guava's {@code tryAcquire} answer.
+   */
+  final class Admit implements Contender {
+    private final dev.ratelimit.limiter.NamedLimiter api;
+
+    Admit(Config config) {
+      api = dev.ratelimit.limiter.RateLimiter.builder()
+          .limit("api", dev.ratelimit.Limit.tokenBucket(config.rate(), config.period())).build().named("api");
+    }
+
+    @Override
+    public Object acquire(String key) {
+      return api.admit(key) ? Boolean.TRUE : Boolean.FALSE;
+    }
+
+    @Override
+    public boolean admitted(Object result) {
+      return (Boolean) result;
     }
 
     @Override

@@ -28,10 +28,10 @@ import org.openjdk.jmh.runner.options.TimeValue;
  */
 public final class Suite {
   private static final List<String> CONTENDERS = List.of(System.getProperty("contenders",
-      "rate-limit,rate-limit-named,rate-limit-coarse,rate-limit-bucket4j,bucket4j,resilience4j,guava,map-lookup,"
+      "rate-limit,rate-limit-named,rate-limit-admit,rate-limit-coarse,rate-limit-bucket4j,bucket4j,resilience4j,guava,map-lookup,"
           + "map-clock-cas").split(","));
-  /** Ours, each held to the fastest peer in a column of its own: by name, by a named limiter, on the coarse clock. */
-  private static final List<String> OURS = List.of("rate-limit", "rate-limit-named", "rate-limit-coarse");
+  /** Ours, each held to the fastest peer in a column of its own: by name, by a named limiter (its decision, and its admit answer alone), on the coarse clock. */
+  private static final List<String> OURS = List.of("rate-limit", "rate-limit-named", "rate-limit-admit", "rate-limit-coarse");
   /** The peers whose fastest the targets of issue 16 hold rate-limit to, cell by cell. */
   private static final List<String> PEERS = List.of("bucket4j", "resilience4j", "guava");
   /**

@@ -32,6 +32,12 @@ class BoundLimit {
   private final String reportedName;
   /** {@code mode=shadow}: never denies; see {@link #finish}. */
   final boolean shadow;
+  /**
+   * Whether {@link #admit} may ask the store for the answer alone: no listener hears the
+   * decision, no shadow log reads it, and no failure policy stands between (a guard decides by
+   * the whole decision).
+   */
+  private final boolean answerAlone;
   private final ShadowLog shadowLog;
   private final boolean reservable;
   private final double largestLimit;
@@ -61,6 +67,7 @@ class BoundLimit {
     this.reportedName = name.startsWith("~") ? limit.toString() : name;
     this.shadow = limit.shadow();
     this.shadowLog = shadow ? new ShadowLog(binding.clock()) : null;
+    this.answerAlone = listener == null && !shadow && guarded == null;
     this.reservable = limit.reservable();
     this.largestLimit = limit.largestCount();
     this.largestReserve = limit.largestReservation();
@@ -173,6 +180,15 @@ class BoundLimit {
     }
     Report report = new Report();
     return finish(key, decide(key, op, count, maxWait, report), report);
+  }
+
+  /** Whether a {@code limit} of {@code count} units is admitted: {@link #apply}'s answer, decided the same. */
+  boolean admit(String key, double count) {
+    if (!answerAlone) {
+      return apply(key, Operation.LIMIT, count, 0).allowed();
+    }
+    check(Operation.LIMIT, count);
+    return space.admit(key, count);
   }
 
   final CompletionStage<Decision> applyAsync(String key, Operation op, double count, long maxWait) {

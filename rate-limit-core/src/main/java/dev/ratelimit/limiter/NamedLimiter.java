@@ -12,7 +12,7 @@ import java.util.concurrent.CompletionStage;
  *
  * <pre>{@code
  * NamedLimiter api = limiter.named("api");
- * if (!api.limit(clientId).allowed()) { ... }
+ * if (!api.admit(clientId)) { ... }
  * }</pre>
  */
 public final class NamedLimiter {
@@ -38,6 +38,20 @@ public final class NamedLimiter {
   /** {@link RateLimiter#limit(String, String, double)}. */
   public Decision limit(String key, double count) {
     return slot.bound.apply(RateLimiter.key(key), Operation.LIMIT, count, 0);
+  }
+
+  /**
+   * Whether one unit is admitted (and so taken): {@code limit(key).allowed()}, decided exactly
+   * the same and heard by listeners the same, for code that reads nothing else of the decision.
+   * The in-memory store then skips working out the remaining units and waits of an admission.
+   */
+  public boolean admit(String key) {
+    return admit(key, 1);
+  }
+
+  /** {@link #admit(String)} for {@code count} units. */
+  public boolean admit(String key, double count) {
+    return slot.bound.admit(RateLimiter.key(key), count);
   }
 
   /** {@link RateLimiter#limit(String, String, String, double)}: under a plan's spec. */

@@ -40,12 +40,22 @@ abstract class InMemoryKeySpace implements KeySpace {
   }
 
   @Override
+  public boolean admit(String key, double count) {
+    return admitAt(key, count, clock.millis());
+  }
+
+  @Override
   public Decision refund(String key, double count) {
     return refundAt(key, count, clock.millis());
   }
 
   /** One request at a given time (all charges of an all-or-nothing call share one). */
   abstract Decision applyAt(String key, Operation op, double count, long maxWaitMillis, long now);
+
+  /** {@link #admit} at a given time; a space may skip what a decision holds beyond its answer. */
+  boolean admitAt(String key, double count, long now) {
+    return applyAt(key, Operation.LIMIT, count, 0, now).allowed();
+  }
 
   abstract Decision refundAt(String key, double count, long now);
 

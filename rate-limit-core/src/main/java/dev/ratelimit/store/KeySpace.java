@@ -24,6 +24,15 @@ public interface KeySpace {
    */
   Decision apply(String key, Operation op, double count, long maxWaitMillis);
 
+  /**
+   * Whether a {@link Operation#LIMIT} of {@code count} units is admitted now (and so taken):
+   * {@link #apply}'s {@code allowed()}, deciding exactly the same. A store may answer it without
+   * working out the rest of the decision (the remaining units and waits), which nobody reads.
+   */
+  default boolean admit(String key, double count) {
+    return apply(key, Operation.LIMIT, count, 0).allowed();
+  }
+
   /** Forgets the key: it is full again. */
   void reset(String key);
 

@@ -196,17 +196,35 @@ final class WordKeySpace extends InMemoryKeySpace {
     return now - b - offset;
   }
 
+  /**
+   * What {@link #admitAt} answers for an admission: a decision whose only meaningful field is
+   * {@code allowed}, never handed to a caller. An admission is the one outcome whose decision
+   * costs work of its own (the level after it, when the key is full again) and an allocation;
+   * a denial is kept and shared ({@link Kept}), so it costs the same either way.
+   */
+  private static final Decision ADMITTED = new Decision(true, 0, 0, 0, 0);
+
   @Override
   Decision applyAt(String key, Operation op, double count, long maxWait, long now) {
+    return decideAt(key, op, count, maxWait, now, false);
+  }
+
+  @Override
+  boolean admitAt(String key, double count, long now) {
+    return decideAt(key, Operation.LIMIT, count, 0, now, true).allowed();
+  }
+
+  /** @param answerOnly whether an admission may answer {@link #ADMITTED} instead of its decision */
+  private Decision decideAt(String key, Operation op, double count, long maxWait, long now, boolean answerOnly) {
     long t = timeline(key, now);
     for (;;) {
       WordKeySpace taker = successor;
       if (taker != null) {
-        return taker.applyAt(key, op, count, maxWait, now); // a call that read the old limit
+        return taker.decideAt(key, op, count, maxWait, now, answerOnly); // a call that read the old limit
       }
       Cell cell = cells.get(key);
       if (cell == null) {
-        Decision decision = applyToNewKey(key, op, count, maxWait, now, t);
+        Decision decision = applyToNewKey(key, op, count, maxWait, now, t, answerOnly);
         if (decision != null) {
           return decision;
         }
@@ -243,7 +261,7 @@ final class WordKeySpace extends InMemoryKeySpace {
         cell.raiseStamp(t);
       }
       if (cell.swap(bits, Double.doubleToRawLongBits(next))) {
-        return algorithm.admitted(next, usesStamp ? Math.max(stamp, t) : stamp, op, t);
+        return answerOnly ? ADMITTED : algorithm.admitted(next, usesStamp ? Math.max(stamp, t) : stamp, op, t);
       }
     }
   }
@@ -252,7 +270,8 @@ final class WordKeySpace extends InMemoryKeySpace {
    * A request on a key with no cell: decided on a fresh state, and a cell added only if it
    * consumed. {@code null} if another thread added the key meanwhile: try again.
    */
-  private Decision applyToNewKey(String key, Operation op, double count, long maxWait, long now, long t) {
+  private Decision applyToNewKey(String key, Operation op, double count, long maxWait, long now, long t,
+      boolean answerOnly) {
     double start = startingState(key, now, t);
     double next = algorithm.next(start, WordAlgorithm.NO_STAMP, op, count, maxWait, t);
     if (Double.isNaN(next)) {
@@ -263,7 +282,7 @@ final class WordKeySpace extends InMemoryKeySpace {
       return null;
     }
     store().added();
-    return algorithm.admitted(next, stamp, op, t);
+    return answerOnly ? ADMITTED : algorithm.admitted(next, stamp, op, t);
   }
 
   /**

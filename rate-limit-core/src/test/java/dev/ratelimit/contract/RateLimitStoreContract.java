@@ -9,6 +9,7 @@ import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.limiter.Decisions;
 import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.NamedLimiter;
 import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.RateLimitStore;
 import java.time.Duration;
@@ -319,6 +320,45 @@ public abstract class RateLimitStoreContract {
       assertThat(denied.retryAfterMillis()).isPositive();
       assertThat(limiter.limit("l", "k", 1).allowed()).as("the denial took nothing").isTrue();
       assertThat(limiter.limit("l", "k", 1).allowed()).isFalse();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log", "quota"})
+  void admit_answersAsLimitAndTakesTheSame(String kind) {
+    String spec = kind.equals("quota") ? "quota rate=5 cadence=month" : kind + " rate=5" + YEAR;
+    try (RateLimiter limiter = limiter("l", spec)) {
+      NamedLimiter named = limiter.named("l");
+      double[] counts = {2, 2, 2, 0, 1, 1, 0.5, 0, 3};
+      for (double count : counts) {
+        boolean admitted = named.admit("a", count);
+        assertThat(admitted).as("admit %s", count).isEqualTo(limiter.limit("l", "b", count).allowed());
+        assertThat(limiter.check("l", "a", 0).remaining()).as("units left after %s", count)
+            .isCloseTo(limiter.check("l", "b", 0).remaining(), within(1e-9));
+      }
+      assertThat(named.admit("a")).as("all 5 taken").isFalse();
+      assertThat(named.admit("c")).as("a new key").isTrue();
+      assertThat(limiter.check("l", "c", 0).remaining()).isCloseTo(4, within(1e-3));
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log"})
+  void concurrentAdmitsAndLimits_onOneKeyAdmitExactlyTheCapacity(String kind) throws Exception {
+    try (RateLimiter limiter = limiter("l", kind + " rate=1000" + YEAR)) {
+      NamedLimiter named = limiter.named("l");
+      AtomicInteger admitted = new AtomicInteger();
+      AtomicInteger turn = new AtomicInteger();
+      runConcurrently(() -> {
+        boolean byAdmit = turn.getAndIncrement() % 2 == 0;
+        for (int i = 0; i < callsPerThread(); i++) {
+          if (byAdmit ? named.admit("hot") : limiter.limit("l", "hot", 1).allowed()) {
+            admitted.incrementAndGet();
+          }
+        }
+        return null;
+      });
+      assertThat(admitted.get()).isEqualTo(1000);
     }
   }
 

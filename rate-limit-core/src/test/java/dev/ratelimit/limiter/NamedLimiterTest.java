@@ -7,6 +7,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.contract.Concurrently;
+import dev.ratelimit.store.InMemoryStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -85,6 +86,95 @@ class NamedLimiterTest {
     api.limit(huge, 10);
     assertThat(limiter.limit("api", huge, 1).allowed()).as("a huge key, hashed alike both ways").isFalse();
     assertThat(api.name()).isEqualTo("api");
+  }
+
+  @Test
+  void admit_followsRefillAndNewKeys_asLimitDoes() {
+    ManualClock time = ManualClock.at(Instant.parse("2026-03-01T12:00:00Z"));
+    RateLimiter byAdmit = RateLimiter.builder().clock(time).limit("api", "token-bucket rate=10 period=1m").build();
+    RateLimiter byLimit = RateLimiter.builder().clock(time).limit("api", "token-bucket rate=10 period=1m").build();
+    NamedLimiter api = byAdmit.named("api");
+    java.util.Random random = new java.util.Random(16);
+    int admitted = 0;
+    for (int i = 0; i < 20_000; i++) {
+      String key = "k" + random.nextInt(100);
+      double count = random.nextInt(4);
+      boolean answer = api.admit(key, count);
+      assertThat(answer).as("call %d on %s for %s", i, key, count).isEqualTo(byLimit.limit("api", key, count).allowed());
+      admitted += answer ? 1 : 0;
+      if (random.nextInt(8) == 0) {
+        time.advance(Duration.ofMillis(random.nextInt(150)));
+      }
+    }
+    assertThat(admitted).as("both admitted and denied").isBetween(1_000, 19_000);
+  }
+
+  @Test
+  void admit_onMillionsOfDistinctKeys_keepsTheStoreBounded() {
+    InMemoryStore store = new InMemoryStore(clock, 1_000);
+    NamedLimiter api = RateLimiter.builder().clock(clock).store(store).limit("api", "token-bucket rate=1 period=1h")
+        .build().named("api");
+    boolean[] first = new boolean[1_000_000];
+    int admitted = 0;
+    for (int i = 0; i < first.length; i++) {
+      first[i] = api.admit("flood-" + i);
+      admitted += first[i] ? 1 : 0;
+    }
+    assertThat(store.size()).isLessThanOrEqualTo(1_000);
+    // once the store is full, evicted keys' usage (kept in a sketch) denies many new ones: never
+    // one admitted twice, which is what the first keys, evicted long since, show
+    assertThat(admitted).as("the first 1,000 keys fit").isGreaterThanOrEqualTo(1_000);
+    for (int i = 0; i < 2_000; i++) {
+      if (first[i]) {
+        assertThat(api.admit("flood-" + i)).as("flood-%d again within the hour", i).isFalse();
+      }
+    }
+  }
+
+  @Test
+  void admit_isHeardByListeners_andDecidedByShadowAndShardedLimitsAsLimit() {
+    java.util.List<Decision> heard = new java.util.ArrayList<>();
+    RateLimiter observed = RateLimiter.builder().clock(clock)
+        .listener((name, decision, fallback) -> heard.add(decision))
+        .limit("api", "token-bucket rate=2 period=1m")
+        .limit("shadow", "token-bucket rate=1 period=1m mode=shadow")
+        .limit("sharded", "token-bucket rate=4 period=1m shards=2")
+        .build();
+    NamedLimiter api = observed.named("api");
+    assertThat(api.admit("k")).isTrue();
+    assertThat(api.admit("k")).isTrue();
+    assertThat(api.admit("k")).isFalse();
+    assertThat(heard).extracting(Decision::allowed).containsExactly(true, true, false);
+    assertThat(heard.get(2).retryAfterMillis()).as("the listener hears the whole decision").isEqualTo(30_000);
+    NamedLimiter shadow = observed.named("shadow");
+    assertThat(shadow.admit("k")).isTrue();
+    assertThat(shadow.admit("k")).as("a shadow limit never denies").isTrue();
+    NamedLimiter sharded = observed.named("sharded");
+    int admitted = 0;
+    for (int i = 0; i < 10; i++) {
+      boolean answer = sharded.admit("k");
+      assertThat(answer).as("call %d", i).isEqualTo(observed.limit("sharded", "j", 1).allowed());
+      admitted += answer ? 1 : 0;
+    }
+    assertThat(admitted).as("the two shards' 2 + 2").isEqualTo(4);
+  }
+
+  @Test
+  void admit_followsAReplacedLimit_andRefusesBadInputAsLimit() {
+    NamedLimiter api = limiter.named("api");
+    assertThat(api.admit("alice", 10)).isTrue();
+    assertThat(api.admit("alice")).isFalse();
+    limiter.replace("api", "token-bucket rate=30 period=1m");
+    assertThat(api.admit("alice", 20)).as("10 used of 30").isTrue();
+    assertThat(api.admit("alice")).isFalse();
+    assertThatThrownBy(() -> api.admit(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("key");
+    assertThatThrownBy(() -> api.admit("k", -1)).hasMessage("count must be a finite number, 0 or more, but was -1.0 "
+        + "(limit 'api')");
+    assertThatThrownBy(() -> api.admit("k", Double.NaN)).hasMessageContaining("count must be a finite number");
+    assertThatThrownBy(() -> api.admit("k", 31)).hasMessageContaining("above the capacity, 30");
+    String huge = "k".repeat(1_000_000);
+    assertThat(api.admit(huge, 30)).isTrue();
+    assertThat(limiter.limit("api", huge, 1).allowed()).as("a huge key, hashed alike both ways").isFalse();
   }
 
   @Test
