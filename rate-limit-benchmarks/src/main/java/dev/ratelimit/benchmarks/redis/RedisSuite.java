@@ -223,12 +223,19 @@ public final class RedisSuite {
       RedisClient adminClient = RedisClient.create(redis.uri());
       try (StatefulRedisConnection<String, String> admin = adminClient.connect()) {
         RedisCommands<String, String> commands = admin.sync();
-        // one short run of each first, so that no contender meets a cold JIT in round one
+        // a short run of each on every scenario with the most callers first, so that no contender
+        // meets a cold JIT in round one: after one 8-caller run on many keys, compiling still took
+        // up to 29 µs of JVM CPU per decision ("rest") in round one's hot-key runs, on the same
+        // two cores as redis-server; after this, under 5 (docs/benchmarks.md §4, sixth session)
+        int most = Arrays.stream(CALLERS).max().orElse(8);
         for (String contender : CONTENDERS) {
-          try (RedisContender subject = RedisContender.create(contender, client)) {
-            run(subject, false, 8, Duration.ofSeconds(1), Duration.ofSeconds(1), commands, redis.pid(), counter);
+          for (String scenario : SCENARIOS) {
+            try (RedisContender subject = RedisContender.create(contender, client)) {
+              run(subject, scenario.equals("hot key"), most, Duration.ofSeconds(1), Duration.ofSeconds(1), commands,
+                  redis.pid(), counter);
+            }
+            commands.flushall();
           }
-          commands.flushall();
         }
         for (int round = 1; round <= rounds; round++) {
           System.out.printf("%n=== round %d of %d ===%n", round, rounds);
