@@ -453,10 +453,12 @@ public final class RedisSuite {
         + "bytes allocated/decision | client cmd/decision | all commands per decision |\n");
     out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     Map<String, Double> medianRate = new LinkedHashMap<>();
+    Map<String, Run> medians = new LinkedHashMap<>();
     runs.forEach((key, list) -> {
       String[] parts = key.split(" \\| ");
       Run median = medianRun(list);
       medianRate.put(key, median.perSecond());
+      medians.put(key, median);
       ServerShare server = median.server();
       out.append(format("| %s | %s | %s | %,.0f | %.3f | %.3f | %.2f | %.2f | %.2f / %.2f | %.3f / %.3f / %.3f | %.0f / %.0f "
           + "| %.2f | %.2f / %.2f / %.2f | %,.0f | %.3f | %s |%n",
@@ -482,6 +484,26 @@ public final class RedisSuite {
             ours / medianRate.getOrDefault(key(scenario, callers, "lettuce-evalsha"), Double.NaN),
             100 * ours / evalsha,
             ours / medianRate.getOrDefault(key(scenario, callers, "lua-token-bucket"), Double.NaN)));
+      }
+    }
+    // issue 16's target reads on these: the same script costs Redis more per decision when a
+    // socket read brings in fewer calls, so the reads go beside each ratio
+    out.append("\nredis-server CPU per decision ÷ lua-token-bucket's (median runs), with redis-server's socket reads "
+        + "per decision:\n\n| scenario | callers | lua-token-bucket reads | rate-limit | rate-limit-uncoalesced | "
+        + "rate-limit-script |\n|---|---|---|---|---|---|\n");
+    for (String scenario : SCENARIOS) {
+      for (int callers : CALLERS) {
+        Run minimal = medians.get(key(scenario, callers, "lua-token-bucket"));
+        if (minimal == null) {
+          continue;
+        }
+        out.append(format("| %s | %d | %.3f |", scenario, callers, minimal.server().reads()));
+        for (String contender : List.of("rate-limit", "rate-limit-uncoalesced", "rate-limit-script")) {
+          Run run = medians.get(key(scenario, callers, contender));
+          out.append(run == null ? " - |" : format(" %.2f× (%.3f) |", run.cpuMicros() / minimal.cpuMicros(),
+              run.server().reads()));
+        }
+        out.append('\n');
       }
     }
     out.append("\nLeases (rate-limit-lease: two nodes, lease=" + RedisContender.LEASE + "), decisions per second:\n\n");
