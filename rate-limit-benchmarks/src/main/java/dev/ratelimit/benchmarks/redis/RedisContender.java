@@ -33,7 +33,7 @@ interface RedisContender extends AutoCloseable {
   Duration PERIOD = Duration.ofDays(36_500);
 
   List<String> NAMES = List.of("rate-limit", "rate-limit-uncoalesced", "rate-limit-lease", "bucket4j",
-      "bucket4j-batching", "rate-limit-bucket4j", "lettuce-evalsha", "lua-token-bucket");
+      "bucket4j-batching", "rate-limit-bucket4j", "lettuce-evalsha", "lua-token-bucket", "rate-limit-script");
   /** Units per lease of {@code rate-limit-lease} (system property {@code lease}). */
   double LEASE = Double.parseDouble(System.getProperty("lease", "50"));
 
@@ -53,6 +53,7 @@ interface RedisContender extends AutoCloseable {
       case "rate-limit-bucket4j" -> new Bridge(client);
       case "lettuce-evalsha" -> new BareEvalsha(client);
       case "lua-token-bucket" -> new MinimalLua(client);
+      case "rate-limit-script" -> new ScriptReplay(client);
       default -> throw new IllegalArgumentException("unknown contender " + name);
     };
   }
@@ -219,6 +220,110 @@ interface RedisContender extends AutoCloseable {
     @Override
     public void close() {
       connection.close();
+    }
+  }
+
+  /**
+   * Not a rate limiter: rate-limit's own script call, byte for byte what {@code RedisStore} sends
+   * without coalescing (captured from its first call, the key swapped per decision), sent the way
+   * {@link MinimalLua} sends its script: one synchronous call per decision from the caller's
+   * thread, no store around it. Redis's CPU per decision here against {@code lua-token-bucket}'s is
+   * the script's own cost; against {@code rate-limit-uncoalesced}'s, what the store's client (its
+   * pace, and so how many commands Redis finds per socket read) does to the same script's cost.
+   */
+  final class ScriptReplay implements RedisContender {
+    private static final String CAPTURED = "hot";
+    private final StatefulRedisConnection<String, String> connection;
+    private final io.lettuce.core.protocol.ProtocolKeyword type;
+    /** The captured arguments, the key's among them replaced per call. */
+    private final List<byte[]> arguments;
+    private final int keyAt;
+    private final String keyPrefix;
+    private final String keySuffix;
+
+    ScriptReplay(RedisClient client) {
+      Capture capture = new Capture();
+      client.addListener(capture);
+      try (StatefulRedisConnection<String, String> storeConnection = client.connect(StringCodec.UTF8);
+           RateLimiter limiter = RateLimiter.builder()
+               .store(RedisStore.builder().connection(storeConnection).coalescing(false).build())
+               .storeFailure(FailurePolicy.CLOSED).limit("api", Limit.tokenBucket(CAPACITY, PERIOD)).build()) {
+        limiter.limit("api", CAPTURED, 1);
+      } finally {
+        client.removeListener(capture);
+      }
+      if (capture.type == null) {
+        throw new IllegalStateException("RedisStore sent no script call");
+      }
+      type = capture.type;
+      arguments = capture.arguments;
+      // FCALL/EVALSHA name numkeys key ...: the one key follows the key count
+      keyAt = 2;
+      String key = new String(arguments.get(keyAt), java.nio.charset.StandardCharsets.UTF_8);
+      int at = key.lastIndexOf(CAPTURED);
+      if (!"1".equals(new String(arguments.get(1), java.nio.charset.StandardCharsets.UTF_8)) || at < 0) {
+        throw new IllegalStateException("not a one-key script call on " + CAPTURED + ": " + key);
+      }
+      keyPrefix = key.substring(0, at);
+      keySuffix = key.substring(at + CAPTURED.length());
+      connection = client.connect(StringCodec.UTF8);
+    }
+
+    @Override
+    public boolean acquire(String key) {
+      io.lettuce.core.protocol.CommandArgs<String, String> args = new io.lettuce.core.protocol.CommandArgs<>(StringCodec.UTF8);
+      for (int i = 0; i < arguments.size(); i++) {
+        args.add(i == keyAt ? (keyPrefix + key + keySuffix).getBytes(java.nio.charset.StandardCharsets.UTF_8)
+            : arguments.get(i));
+      }
+      byte[] reply = connection.sync().dispatch(type, new io.lettuce.core.output.ByteArrayOutput<>(StringCodec.UTF8), args);
+      return reply[0] == 1; // the first of a decision's 25 bytes: allowed
+    }
+
+    @Override
+    public void close() {
+      connection.close();
+    }
+
+    /** The first script call's type and arguments, as they went on the wire. */
+    private static final class Capture implements io.lettuce.core.event.command.CommandListener {
+      volatile io.lettuce.core.protocol.ProtocolKeyword type;
+      volatile List<byte[]> arguments;
+
+      @Override
+      public void commandStarted(io.lettuce.core.event.command.CommandStartedEvent event) {
+        String name = event.getCommand().getType().toString();
+        if (type == null && (name.equals("FCALL") || name.equals("EVALSHA"))) {
+          io.netty.buffer.ByteBuf encoded = io.netty.buffer.Unpooled.buffer();
+          try {
+            event.getCommand().getArgs().encode(encoded);
+            arguments = bulkStrings(encoded);
+          } finally {
+            encoded.release();
+          }
+          type = event.getCommand().getType();
+        }
+      }
+
+      /** RESP bulk strings, {@code $<length>\r\n<bytes>\r\n} each, as Lettuce encodes a command's arguments. */
+      private static List<byte[]> bulkStrings(io.netty.buffer.ByteBuf in) {
+        List<byte[]> out = new java.util.ArrayList<>();
+        while (in.isReadable()) {
+          if (in.readByte() != '$') {
+            throw new IllegalStateException("not a bulk string at " + (in.readerIndex() - 1));
+          }
+          int length = 0;
+          for (byte b = in.readByte(); b != '\r'; b = in.readByte()) {
+            length = 10 * length + (b - '0');
+          }
+          in.skipBytes(1);
+          byte[] bytes = new byte[length];
+          in.readBytes(bytes);
+          in.skipBytes(2);
+          out.add(bytes);
+        }
+        return out;
+      }
     }
   }
 

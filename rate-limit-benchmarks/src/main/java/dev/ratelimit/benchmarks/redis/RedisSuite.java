@@ -38,7 +38,13 @@ import java.util.concurrent.atomic.LongAdder;
  * of {@code EVAL}, {@code EVALSHA} and {@code FCALL}, which include the commands they run), and
  * the whole server's ({@code INFO cpu} used_cpu_sys + used_cpu_user, which adds reading and
  * writing the sockets), each as the measured window's delta over its decisions. CPU time inside
- * Redis depends much less on the machine's other load than decisions per second do.
+ * Redis depends much less on the machine's other load than decisions per second do, but it does
+ * depend on the client's pace: the same script costs redis-server about 17 µs per call when a
+ * socket read brings in 32 calls and 30 µs when it brings in one. So the server's user and sys
+ * shares, its socket reads, its sleeps (voluntary context switches) and preemptions, and the bytes
+ * in and out, each per decision, are columns too; and {@code rate-limit-script} sends the store's
+ * own script call the way {@code lua-token-bucket} sends its own, to tell the script's cost from
+ * the client's pace.
  */
 public final class RedisSuite {
   private static final int KEYS = 100_000;
@@ -62,10 +68,94 @@ public final class RedisSuite {
    * @param jvmMicros this JVM's CPU per decision (the callers, Lettuce, the client's batching, GC):
    *     where Redis is not the limit, the client is, on the same cores
    * @param threads where the JVM's CPU went, and the bytes it allocated, per decision
+   * @param server how redis-server spent its CPU, and what it read and wrote, per decision
    */
   record Run(double perSecond, double p50Millis, double p99Millis, double clientCommands,
       Map<String, Double> commandsPerDecision, double scriptMicros, double cpuMicros, double jvmMicros,
-      ThreadShare threads) {}
+      ThreadShare threads, ServerShare server) {}
+
+  /**
+   * redis-server's side of a decision, beyond its CPU total: what instruction counts (callgrind,
+   * user space only, on a pipelined synthetic call) leave out. Redis's CPU per call is not a
+   * property of the script alone: a client that sends fewer commands per socket read makes Redis
+   * pay a read, a write and an {@code epoll_wait} (and, when it found nothing to do, a sleep and a
+   * wake-up) for fewer decisions; the kernel's part is sys time.
+   *
+   * @param userMicros used_cpu_user per decision (the scripts, the commands, parsing replies)
+   * @param sysMicros used_cpu_sys per decision (the socket reads and writes, epoll, wake-ups)
+   * @param reads socket reads per decision (total_reads_processed; its inverse is the decisions
+   *     one read brought in)
+   * @param sleeps the times redis-server went to sleep per decision (its voluntary context
+   *     switches, /proc/pid/status): each is a wake-up, with the caches cold, for what came next
+   * @param preemptions its involuntary context switches per decision: taken off the core mid-work
+   *     by another runnable thread (the client's, on this machine's two cores)
+   * @param bytesIn bytes the clients sent per decision (total_net_input_bytes)
+   * @param bytesOut bytes Redis replied per decision (total_net_output_bytes)
+   */
+  record ServerShare(double userMicros, double sysMicros, double reads, double sleeps, double preemptions,
+      double bytesIn, double bytesOut) {}
+
+  /**
+   * One reading of redis-server's counters: one {@code INFO everything} (commandstats, cpu,
+   * stats) and its {@code /proc/<pid>/status}, so that every figure of a run spans the same window.
+   */
+  record ServerCounters(Map<String, Long> calls, long scriptMicros, double userSeconds, double sysSeconds,
+      long reads, long bytesIn, long bytesOut, long sleeps, long preemptions) {
+
+    static ServerCounters read(RedisCommands<String, String> admin, long pid) {
+      Map<String, Long> calls = new TreeMap<>();
+      Map<String, String> fields = new java.util.HashMap<>();
+      long scriptMicros = 0;
+      for (String line : admin.info("everything").split("\r?\n")) {
+        int colon = line.indexOf(':');
+        if (colon < 0) {
+          continue;
+        }
+        if (line.startsWith("cmdstat_")) {
+          String command = line.substring("cmdstat_".length(), colon);
+          calls.put(command, field(line, "calls="));
+          if (command.startsWith("eval") || command.startsWith("fcall")) {
+            scriptMicros += field(line, "usec=");
+          }
+        } else {
+          fields.put(line.substring(0, colon), line.substring(colon + 1).strip());
+        }
+      }
+      Map<String, Long> status = procStatus(pid);
+      return new ServerCounters(calls, scriptMicros, Double.parseDouble(fields.get("used_cpu_user")),
+          Double.parseDouble(fields.get("used_cpu_sys")), Long.parseLong(fields.get("total_reads_processed")),
+          Long.parseLong(fields.get("total_net_input_bytes")), Long.parseLong(fields.get("total_net_output_bytes")),
+          status.getOrDefault("voluntary_ctxt_switches", 0L), status.getOrDefault("nonvoluntary_ctxt_switches", 0L));
+    }
+
+    /** The server's side of {@code decisions} from {@code before} to this reading. */
+    ServerShare since(ServerCounters before, long decisions) {
+      double n = decisions;
+      return new ServerShare((userSeconds - before.userSeconds) * 1e6 / n, (sysSeconds - before.sysSeconds) * 1e6 / n,
+          (reads - before.reads) / n, (sleeps - before.sleeps) / n, (preemptions - before.preemptions) / n,
+          (bytesIn - before.bytesIn) / n, (bytesOut - before.bytesOut) / n);
+    }
+
+    private static long field(String line, String name) {
+      int from = line.indexOf(name) + name.length();
+      return Long.parseLong(line.substring(from, line.indexOf(',', from)));
+    }
+
+    /** The context switch counts of a process ({@code -1} where /proc is missing: zero deltas). */
+    private static Map<String, Long> procStatus(long pid) {
+      Map<String, Long> counts = new TreeMap<>();
+      try {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+          if (line.contains("ctxt_switches:")) {
+            counts.put(line.substring(0, line.indexOf(':')), Long.parseLong(line.substring(line.indexOf(':') + 1).strip()));
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        counts.clear(); // not Linux: the columns read 0
+      }
+      return counts;
+    }
+  }
 
   /**
    * The JVM's CPU per decision by thread: the callers' threads, Lettuce's event loops, and the
@@ -139,12 +229,19 @@ public final class RedisSuite {
       RedisClient adminClient = RedisClient.create(redis.uri());
       try (StatefulRedisConnection<String, String> admin = adminClient.connect()) {
         RedisCommands<String, String> commands = admin.sync();
-        // one short run of each first, so that no contender meets a cold JIT in round one
+        // a short run of each on every scenario with the most callers first, so that no contender
+        // meets a cold JIT in round one: after one 8-caller run on many keys, compiling still took
+        // up to 29 µs of JVM CPU per decision ("rest") in round one's hot-key runs, on the same
+        // two cores as redis-server; after this, under 5 (docs/benchmarks.md §4, sixth session)
+        int most = Arrays.stream(CALLERS).max().orElse(8);
         for (String contender : CONTENDERS) {
-          try (RedisContender subject = RedisContender.create(contender, client)) {
-            run(subject, false, 8, Duration.ofSeconds(1), Duration.ofSeconds(1), commands, counter);
+          for (String scenario : SCENARIOS) {
+            try (RedisContender subject = RedisContender.create(contender, client)) {
+              run(subject, scenario.equals("hot key"), most, Duration.ofSeconds(1), Duration.ofSeconds(1), commands,
+                  redis.pid(), counter);
+            }
+            commands.flushall();
           }
-          commands.flushall();
         }
         for (int round = 1; round <= rounds; round++) {
           System.out.printf("%n=== round %d of %d ===%n", round, rounds);
@@ -160,15 +257,18 @@ public final class RedisSuite {
                 commands.flushall();
                 Run run;
                 try (RedisContender subject = RedisContender.create(contender, client)) {
-                  run = run(subject, scenario.equals("hot key"), callers, warmup, measure, commands, counter);
+                  run = run(subject, scenario.equals("hot key"), callers, warmup, measure, commands, redis.pid(), counter);
                 }
                 runs.computeIfAbsent(key(scenario, callers, contender), k -> new ArrayList<>()).add(run);
                 System.out.printf(Locale.ROOT, "%-10s %2d callers %-24s %,10.0f/s  p50 %7.3f ms  p99 %8.3f ms  "
                     + "script %6.2f us  cpu %6.2f us  jvm %6.2f us (callers %6.2f, event loops %6.2f, rest %6.2f; "
-                    + "%,6.0f B)  %.3f cmd/decision %s%n",
+                    + "%,6.0f B)  server user %5.2f sys %5.2f us, %.3f reads, %.3f sleeps, %.3f preempted, "
+                    + "%.0f B in, %.0f B out  %.3f cmd/decision %s%n",
                     scenario, callers, contender, run.perSecond(), run.p50Millis(), run.p99Millis(),
                     run.scriptMicros(), run.cpuMicros(), run.jvmMicros(), run.threads().callerMicros(),
                     run.threads().eventLoopMicros(), run.threads().restMicros(), run.threads().bytes(),
+                    run.server().userMicros(), run.server().sysMicros(), run.server().reads(), run.server().sleeps(),
+                    run.server().preemptions(), run.server().bytesIn(), run.server().bytesOut(),
                     run.clientCommands(), run.commandsPerDecision());
               }
             }
@@ -193,7 +293,7 @@ public final class RedisSuite {
 
   /** Callers calling as fast as they can: a warm-up, then a measured window between two INFO readings. */
   static Run run(RedisContender subject, boolean hot, int callers, Duration warmup, Duration measure,
-      RedisCommands<String, String> admin, CommandCounter counter) throws InterruptedException {
+      RedisCommands<String, String> admin, long serverPid, CommandCounter counter) throws InterruptedException {
     Thread[] threads = new Thread[callers];
     long[][] latencies = new long[callers][];
     int[] counts = new int[callers];
@@ -245,9 +345,7 @@ public final class RedisSuite {
     }
     started.await();
     Thread.sleep(warmup.toMillis());
-    Map<String, Long> before = commandStats(admin);
-    long scriptBefore = scriptMicros(admin);
-    double cpuBefore = cpuSeconds(admin);
+    ServerCounters before = ServerCounters.read(admin, serverPid);
     ThreadCounters threadsBefore = ThreadCounters.now();
     long sentBefore = counter.sent.sum();
     counter.on = true;
@@ -258,9 +356,7 @@ public final class RedisSuite {
     long to = System.nanoTime();
     counter.on = false;
     long sent = counter.sent.sum() - sentBefore;
-    Map<String, Long> after = commandStats(admin);
-    long scriptAfter = scriptMicros(admin);
-    double cpuAfter = cpuSeconds(admin);
+    ServerCounters after = ServerCounters.read(admin, serverPid);
     for (Thread thread : threads) {
       thread.join();
     }
@@ -275,45 +371,23 @@ public final class RedisSuite {
     }
     Arrays.sort(all);
     Map<String, Double> perDecision = new TreeMap<>();
-    after.forEach((command, calls) -> {
-      long delta = calls - before.getOrDefault(command, 0L);
+    after.calls().forEach((command, calls) -> {
+      long delta = calls - before.calls().getOrDefault(command, 0L);
       if (delta > 0 && !command.equals("info")) {
         perDecision.put(command, Math.round(1000.0 * delta / total) / 1000.0);
       }
     });
     return new Run(total / ((to - from) / 1e9), percentile(all, 0.50) / 1e6, percentile(all, 0.99) / 1e6,
-        (double) sent / total, perDecision, (double) (scriptAfter - scriptBefore) / total,
-        (cpuAfter - cpuBefore) * 1e6 / total, (threadsAfter.process - threadsBefore.process) / 1e3 / total,
-        threadsAfter.since(threadsBefore, total, callerNanos.sum(), callerBytes.sum()));
+        (double) sent / total, perDecision, (double) (after.scriptMicros() - before.scriptMicros()) / total,
+        (after.userSeconds() + after.sysSeconds() - before.userSeconds() - before.sysSeconds()) * 1e6 / total,
+        (threadsAfter.process - threadsBefore.process) / 1e3 / total,
+        threadsAfter.since(threadsBefore, total, callerNanos.sum(), callerBytes.sum()), after.since(before, total));
   }
 
   /** This process's CPU time, all threads, in nanoseconds. */
   static long jvmCpuNanos() {
     return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
-  }
-
-  /** Microseconds Redis spent in script calls since it started (commandstats usec of eval*, fcall*). */
-  static long scriptMicros(RedisCommands<String, String> admin) {
-    long usec = 0;
-    for (String line : admin.info("commandstats").split("\r?\n")) {
-      if (line.startsWith("cmdstat_eval") || line.startsWith("cmdstat_fcall")) {
-        int from = line.indexOf("usec=") + "usec=".length();
-        usec += Long.parseLong(line.substring(from, line.indexOf(',', from)));
-      }
-    }
-    return usec;
-  }
-
-  /** redis-server's CPU since it started, system and user, in seconds ({@code INFO cpu}). */
-  static double cpuSeconds(RedisCommands<String, String> admin) {
-    double seconds = 0;
-    for (String line : admin.info("cpu").split("\r?\n")) {
-      if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
-        seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).strip());
-      }
-    }
-    return seconds;
   }
 
   /** Where a run is; callers read it before each call. */
@@ -326,19 +400,6 @@ public final class RedisSuite {
 
   private static long percentile(long[] sorted, double p) {
     return sorted.length == 0 ? 0 : sorted[(int) Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-  }
-
-  /** Calls per command since the server started ({@code INFO commandstats}). */
-  static Map<String, Long> commandStats(RedisCommands<String, String> admin) {
-    Map<String, Long> calls = new TreeMap<>();
-    for (String line : admin.info("commandstats").split("\r?\n")) {
-      if (line.startsWith("cmdstat_")) {
-        String command = line.substring("cmdstat_".length(), line.indexOf(':'));
-        int from = line.indexOf("calls=") + "calls=".length();
-        calls.put(command, Long.parseLong(line.substring(from, line.indexOf(',', from))));
-      }
-    }
-    return calls;
   }
 
   private static double median(List<Double> values) {
@@ -355,7 +416,14 @@ public final class RedisSuite {
         new ThreadShare(median(runs.stream().map(r -> r.threads().callerMicros()).toList()),
             median(runs.stream().map(r -> r.threads().eventLoopMicros()).toList()),
             median(runs.stream().map(r -> r.threads().restMicros()).toList()),
-            median(runs.stream().map(r -> r.threads().bytes()).toList())));
+            median(runs.stream().map(r -> r.threads().bytes()).toList())),
+        new ServerShare(median(runs.stream().map(r -> r.server().userMicros()).toList()),
+            median(runs.stream().map(r -> r.server().sysMicros()).toList()),
+            median(runs.stream().map(r -> r.server().reads()).toList()),
+            median(runs.stream().map(r -> r.server().sleeps()).toList()),
+            median(runs.stream().map(r -> r.server().preemptions()).toList()),
+            median(runs.stream().map(r -> r.server().bytesIn()).toList()),
+            median(runs.stream().map(r -> r.server().bytesOut()).toList())));
   }
 
   private static Map<String, Double> medianCommands(List<Run> runs) {
@@ -380,17 +448,23 @@ public final class RedisSuite {
         + "commandstats deltas: the client's and the scripts' own calls).%n%n", rounds, warmup.toSeconds(),
         measure.toSeconds(), version));
     out.append("| scenario | callers | contender | decisions/s | p50 ms | p99 ms | Redis script µs/decision | "
-        + "redis-server CPU µs/decision | JVM CPU µs/decision | of which callers / event loops / rest µs | "
+        + "redis-server CPU µs/decision | of which user / sys µs | redis-server reads / sleeps / preemptions "
+        + "per decision | bytes in / out per decision | JVM CPU µs/decision | of which callers / event loops / rest µs | "
         + "bytes allocated/decision | client cmd/decision | all commands per decision |\n");
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     Map<String, Double> medianRate = new LinkedHashMap<>();
+    Map<String, Run> medians = new LinkedHashMap<>();
     runs.forEach((key, list) -> {
       String[] parts = key.split(" \\| ");
       Run median = medianRun(list);
       medianRate.put(key, median.perSecond());
-      out.append(format("| %s | %s | %s | %,.0f | %.3f | %.3f | %.2f | %.2f | %.2f | %.2f / %.2f / %.2f | %,.0f | %.3f | %s |%n",
+      medians.put(key, median);
+      ServerShare server = median.server();
+      out.append(format("| %s | %s | %s | %,.0f | %.3f | %.3f | %.2f | %.2f | %.2f / %.2f | %.3f / %.3f / %.3f | %.0f / %.0f "
+          + "| %.2f | %.2f / %.2f / %.2f | %,.0f | %.3f | %s |%n",
           parts[0], parts[1], parts[2], median.perSecond(), median.p50Millis(), median.p99Millis(), median.scriptMicros(),
-          median.cpuMicros(), median.jvmMicros(), median.threads().callerMicros(), median.threads().eventLoopMicros(),
+          median.cpuMicros(), server.userMicros(), server.sysMicros(), server.reads(), server.sleeps(),
+          server.preemptions(), server.bytesIn(), server.bytesOut(), median.jvmMicros(), median.threads().callerMicros(), median.threads().eventLoopMicros(),
           median.threads().restMicros(), median.threads().bytes(), median.clientCommands(),
           median.commandsPerDecision().toString().replace("{", "").replace("}", "")));
     });
@@ -412,6 +486,26 @@ public final class RedisSuite {
             ours / medianRate.getOrDefault(key(scenario, callers, "lua-token-bucket"), Double.NaN)));
       }
     }
+    // issue 16's target reads on these: the same script costs Redis more per decision when a
+    // socket read brings in fewer calls, so the reads go beside each ratio
+    out.append("\nredis-server CPU per decision ÷ lua-token-bucket's (median runs), with redis-server's socket reads "
+        + "per decision:\n\n| scenario | callers | lua-token-bucket reads | rate-limit | rate-limit-uncoalesced | "
+        + "rate-limit-script |\n|---|---|---|---|---|---|\n");
+    for (String scenario : SCENARIOS) {
+      for (int callers : CALLERS) {
+        Run minimal = medians.get(key(scenario, callers, "lua-token-bucket"));
+        if (minimal == null) {
+          continue;
+        }
+        out.append(format("| %s | %d | %.3f |", scenario, callers, minimal.server().reads()));
+        for (String contender : List.of("rate-limit", "rate-limit-uncoalesced", "rate-limit-script")) {
+          Run run = medians.get(key(scenario, callers, contender));
+          out.append(run == null ? " - |" : format(" %.2f× (%.3f) |", run.cpuMicros() / minimal.cpuMicros(),
+              run.server().reads()));
+        }
+        out.append('\n');
+      }
+    }
     out.append("\nLeases (rate-limit-lease: two nodes, lease=" + RedisContender.LEASE + "), decisions per second:\n\n");
     out.append("| scenario | callers | ÷ bucket4j batching | ÷ rate-limit without leases |\n|---|---|---|---|\n");
     for (String scenario : SCENARIOS) {
@@ -430,6 +524,10 @@ public final class RedisSuite {
     out.append("\nRaw Redis script µs / redis-server CPU µs per decision per round:\n\n");
     runs.forEach((key, list) -> out.append("- ").append(key).append(": ")
         .append(list.stream().map(r -> format("%.2f/%.2f", r.scriptMicros(), r.cpuMicros())).toList()).append('\n'));
+    out.append("\nRaw redis-server user + sys µs, reads, sleeps per decision per round:\n\n");
+    runs.forEach((key, list) -> out.append("- ").append(key).append(": ")
+        .append(list.stream().map(r -> format("%.2f+%.2f, %.3f, %.3f", r.server().userMicros(), r.server().sysMicros(),
+            r.server().reads(), r.server().sleeps())).toList()).append('\n'));
     out.append("\nRaw JVM CPU µs per decision (callers + event loops + rest) and bytes allocated per decision per round:\n\n");
     runs.forEach((key, list) -> out.append("- ").append(key).append(": ")
         .append(list.stream().map(r -> format("%.2f+%.2f+%.2f, %.0f B", r.threads().callerMicros(),
@@ -470,6 +568,10 @@ public final class RedisSuite {
         Thread.sleep(50);
       }
       throw new IllegalStateException("redis-server did not start: " + Files.readString(directory.resolve("redis.log")));
+    }
+
+    long pid() {
+      return process.pid();
     }
 
     String uri() {
