@@ -26,7 +26,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * ({@link RedisKeySpace} writes them); its reply is the decision as the script wrote it.
  */
 final class ScriptBatcher {
-  /** The most requests decided by one script call (which keeps Redis busy for well under a millisecond). */
+  /**
+   * The most requests decided by one script call: it bounds how long a call keeps Redis busy
+   * (64 decisions of a few to a few tens of µs each: at most about a millisecond or two) and so
+   * how long a request waits behind one.
+   */
   static final int MAX_BATCH = 64;
   /**
    * Script calls of one lane in flight at a time: one. A second would fill the pipe better, but
@@ -36,18 +40,21 @@ final class ScriptBatcher {
    * order.
    */
   static final int MAX_IN_FLIGHT = 1;
-  /**
-   * Lanes of a limit on a standalone server (a key's lane: by its hash): several calls on
-   * different keys may be in flight at once, while each key's requests keep their order.
-   */
-  static final int LANES = 1;
   private final RedisStore store;
   private final Backlog backlog;
   private final Script script;
   /** The limit's arguments ({@link ScriptArguments#limit}). */
   private final String limit;
-  /** The lanes on a standalone server (or Sentinel): {@link #LANES}. */
-  private final Lane[] standalone = new Lane[LANES];
+  /**
+   * The one lane on a standalone server (or Sentinel), every key's. Not several (by key hash, as
+   * before): a script call costs the client, on Lettuce's event loop and sharing the machine's
+   * cores with Redis, about the same whether it carries one decision or twenty, and Redis runs
+   * calls one at a time anyway, so more lanes only overlap round trips. With 32 callers on
+   * 100,000 keys four lanes made 0.24 calls per decision and one 0.07, for about a third less
+   * client CPU per decision and less Redis CPU too (docs/benchmarks.md §4, sixth session). What
+   * it costs is a wait behind the call in flight: bounded in docs/design.md §4.3.
+   */
+  private final Lane standalone = new Lane();
   /** The lanes in a Cluster: one per slot, at most 16384, made as keys of a slot come. */
   private final ConcurrentHashMap<Integer, Lane> bySlot = new ConcurrentHashMap<>();
 
@@ -56,7 +63,6 @@ final class ScriptBatcher {
     this.backlog = store.backlog();
     this.script = script;
     this.limit = limit;
-    Arrays.setAll(standalone, i -> new Lane());
   }
 
   // The synchronous form reads its decision on the caller's thread, and may hand the other
@@ -215,7 +221,7 @@ final class ScriptBatcher {
     if (store.cluster()) {
       return bySlot.computeIfAbsent(SlotHash.getSlot(ScriptCodec.bytes(redisKey)), slot -> new Lane());
     }
-    return standalone.length == 1 ? standalone[0] : standalone[Math.floorMod(redisKey.hashCode(), standalone.length)];
+    return standalone;
   }
 
   /**
