@@ -46,10 +46,10 @@ final class ScriptBatcher {
   /** The limit's arguments ({@link ScriptArguments#limit}). */
   private final String limit;
   /**
-   * The one lane on a standalone server (or Sentinel), every key's. Not several (by key hash, as
-   * before): a script call costs the client, on Lettuce's event loop and sharing the machine's
-   * cores with Redis, about the same whether it carries one decision or twenty, and Redis runs
-   * calls one at a time anyway, so more lanes only overlap round trips. With 32 callers on
+   * The one lane on a standalone server (or Sentinel), every key's. Not several by key hash: a
+   * script call costs the client, on Lettuce's event loop and sharing the machine's cores with
+   * Redis, about the same whether it carries one decision or twenty, and Redis runs calls one at
+   * a time anyway, so more lanes only overlap round trips. With 32 callers on
    * 100,000 keys four lanes made 0.24 calls per decision and one 0.07, for about a third less
    * client CPU per decision and less Redis CPU too (docs/benchmarks.md §4, sixth session). What
    * it costs is a wait behind the call in flight: bounded in docs/design.md §4.3.
