@@ -49,10 +49,10 @@ final class ScriptBatcher {
    * The one lane on a standalone server (or Sentinel), every key's. Not several by key hash: a
    * script call costs the client, on Lettuce's event loop and sharing the machine's cores with
    * Redis, about the same whether it carries one decision or twenty, and Redis runs calls one at
-   * a time anyway, so more lanes only overlap round trips. With 32 callers on
-   * 100,000 keys four lanes made 0.24 calls per decision and one 0.07, for about a third less
-   * client CPU per decision and less Redis CPU too (docs/benchmarks.md §4, sixth session). What
-   * it costs is a wait behind the call in flight: bounded in docs/design.md §4.3.
+   * a time anyway, so more lanes only overlap round trips. With 32 callers on 100,000 keys four
+   * lanes made 0.24 calls per decision and one 0.07, for a fifth less client CPU per decision
+   * (the event loop's share 40% less) and no more Redis CPU (docs/benchmarks.md §4, sixth
+   * session). What it costs is a wait behind the call in flight: bounded in docs/design.md §4.3.
    */
   private final Lane standalone = new Lane();
   /** The lanes in a Cluster: one per slot, at most 16384, made as keys of a slot come. */
