@@ -11,6 +11,7 @@ module dev.ratelimit.redis {
   requires transitive dev.ratelimit.core;
   requires transitive lettuce.core;
   requires io.netty.common;
+  requires io.netty.buffer;
 
   exports dev.ratelimit.redis;
 }

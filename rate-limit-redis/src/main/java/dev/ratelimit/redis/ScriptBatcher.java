@@ -4,10 +4,7 @@ import dev.ratelimit.StoreUnavailableException;
 import io.lettuce.core.cluster.SlotHash;
 import io.netty.util.Timeout;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,7 +26,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * ({@link RedisKeySpace} writes them); its reply is the decision as the script wrote it.
  */
 final class ScriptBatcher {
-  /** The most requests decided by one script call (which keeps Redis busy for well under a millisecond). */
+  /**
+   * The most requests decided by one script call: it bounds how long a call keeps Redis busy
+   * (64 decisions of a few to a few tens of µs each: at most about a millisecond or two) and so
+   * how long a request waits behind one.
+   */
   static final int MAX_BATCH = 64;
   /**
    * Script calls of one lane in flight at a time: one. A second would fill the pipe better, but
@@ -39,18 +40,23 @@ final class ScriptBatcher {
    * order.
    */
   static final int MAX_IN_FLIGHT = 1;
-  /**
-   * Lanes of a limit on a standalone server (a key's lane: by its hash): several calls on
-   * different keys may be in flight at once, while each key's requests keep their order.
-   */
-  static final int LANES = 4;
   private final RedisStore store;
   private final Backlog backlog;
   private final Script script;
   /** The limit's arguments ({@link ScriptArguments#limit}). */
   private final String limit;
-  /** {@link #LANES} on a standalone server; in a Cluster by slot, at most 16384. */
-  private final ConcurrentHashMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
+  /**
+   * The one lane on a standalone server (or Sentinel), every key's. Not several by key hash: a
+   * script call costs the client, on Lettuce's event loop and sharing the machine's cores with
+   * Redis, about the same whether it carries one decision or twenty, and Redis runs calls one at
+   * a time anyway, so more lanes only overlap round trips. With 32 callers on 100,000 keys four
+   * lanes made 0.24 calls per decision and one 0.07, for a fifth less client CPU per decision
+   * (the event loop's share 40% less) and no more Redis CPU (docs/benchmarks.md §4, sixth
+   * session). What it costs is a wait behind the call in flight: bounded in docs/design.md §4.3.
+   */
+  private final Lane standalone = new Lane();
+  /** The lanes in a Cluster: one per slot, at most 16384, made as keys of a slot come. */
+  private final ConcurrentHashMap<Integer, Lane> bySlot = new ConcurrentHashMap<>();
 
   ScriptBatcher(RedisStore store, Script script, String limit) {
     this.store = store;
@@ -142,22 +148,22 @@ final class ScriptBatcher {
    * event loop.
    */
   private static final class Call {
-    private final List<Request> requests;
-    private final List<Args.Answer> replies;
+    private final Request[] requests;
+    private final Args.Answer[] replies;
     private final AtomicBoolean handedOut = new AtomicBoolean();
 
-    Call(List<Request> requests, List<Args.Answer> replies) {
+    Call(Request[] requests, Args.Answer[] replies) {
       this.requests = requests;
       this.replies = replies;
     }
 
     /** On the event loop: wakes one waiting thread to hand the replies out, or hands them out. */
     void complete() {
-      for (int i = 0; i < replies.size(); i++) {
-        Request request = requests.get(i);
+      for (int i = 0; i < replies.length; i++) {
+        Request request = requests[i];
         if (request.waitedFor && !request.abandoned) {
           request.handOut = this;
-          request.reply.complete(replies.get(i));
+          request.reply.complete(replies[i]);
           if (request.abandoned) {
             handOut(); // its thread left without seeing the hand-out, or may have
           }
@@ -170,8 +176,8 @@ final class ScriptBatcher {
     /** Completes every request, once. */
     void handOut() {
       if (handedOut.compareAndSet(false, true)) {
-        for (int i = 0; i < replies.size(); i++) {
-          requests.get(i).reply.complete(replies.get(i));
+        for (int i = 0; i < replies.length; i++) {
+          requests[i].reply.complete(replies[i]);
         }
       }
     }
@@ -191,14 +197,11 @@ final class ScriptBatcher {
 
   /** Sends the request, or queues it behind its lane's call in flight. */
   private Request submit(Request request) {
-    String redisKey = request.redisKey;
     if (!store.coalescing()) {
-      send(null, List.of(request));
+      send(null, new Request[] {request});
       return request;
     }
-    // a key's lane: in a Cluster, one per slot (a script call reaches the keys of one slot)
-    int lanesKey = store.cluster() ? SlotHash.getSlot(redisKey) : Math.floorMod(redisKey.hashCode(), LANES);
-    Lane lane = lanes.computeIfAbsent(lanesKey, slot -> new Lane());
+    Lane lane = laneOf(request.redisKey);
     synchronized (lane) {
       if (lane.inFlight == MAX_IN_FLIGHT) {
         lane.waiting.add(request);
@@ -206,76 +209,149 @@ final class ScriptBatcher {
       }
       lane.inFlight++; // nothing waits while a call is free: this request goes after all sent before
     }
-    send(lane, List.of(request));
+    send(lane, new Request[] {request});
     return request;
+  }
+
+  /**
+   * A key's lane: in a Cluster one per slot (a script call reaches the keys of one slot), its
+   * slot computed from the bytes Redis receives ({@link ScriptCodec}, not the platform's charset).
+   */
+  private Lane laneOf(String redisKey) {
+    if (store.cluster()) {
+      return bySlot.computeIfAbsent(SlotHash.getSlot(ScriptCodec.bytes(redisKey)), slot -> new Lane());
+    }
+    return standalone;
   }
 
   /**
    * One script call deciding the batch, key by key and each key's requests in order; then the
    * lane's next batch, if any. This often runs on Lettuce's event loop (when a call returns), so
-   * it only puts together what the callers' threads have prepared.
+   * it only puts together what the callers' threads have prepared, in arrays sized once.
    */
-  private void send(Lane lane, List<Request> batch) {
-    List<Request> ordered;
+  private void send(Lane lane, Request[] batch) {
+    Request[] ordered;
     String[] keys;
     String[] args;
-    String first = batch.get(0).redisKey;
-    if (batch.stream().allMatch(request -> request.redisKey.equals(first))) {
-      // one key (a hot one, or nothing else was waiting)
+    if (batch.length == 1) {
+      // nothing else was waiting: the common call without contention
       ordered = batch;
-      keys = new String[] {first};
+      keys = new String[] {batch[0].redisKey};
       args = ScriptArguments.batch(store.now(), store.keepsEveryKey(), limit, 1);
-      StringBuilder requests = new StringBuilder(batch.get(0).offset);
-      for (Request request : batch) {
-        requests.append(' ').append(request.encoded);
-      }
-      args[ScriptArguments.requestsOf(0)] = requests.toString();
+      args[ScriptArguments.requestsOf(0)] = batch[0].offset + ' ' + batch[0].encoded;
     } else {
-      // the requests grouped by key, in the order each key first came
-      Map<String, List<Request>> byKey = new LinkedHashMap<>();
-      for (Request request : batch) {
-        byKey.computeIfAbsent(request.redisKey, k -> new ArrayList<>(2)).add(request);
-      }
-      keys = byKey.keySet().toArray(String[]::new);
+      Grouped grouped = Grouped.byKey(batch);
+      ordered = grouped.ordered;
+      keys = grouped.keys;
       args = ScriptArguments.batch(store.now(), store.keepsEveryKey(), limit, keys.length);
-      ordered = new ArrayList<>(batch.size());
-      int at = ScriptArguments.requestsOf(0);
-      for (List<Request> requests : byKey.values()) {
-        StringBuilder text = new StringBuilder(requests.get(0).offset);
-        for (Request request : requests) {
-          text.append(' ').append(request.encoded);
-          ordered.add(request);
-        }
-        args[at++] = text.toString();
+      for (int k = 0; k < keys.length; k++) {
+        args[ScriptArguments.requestsOf(k)] = grouped.requestList(k);
       }
     }
-    store.runner().run(script, keys, args).whenComplete((reply, failure) -> {
-      Throwable error = failure;
-      List<Args.Answer> replies = null;
-      if (error == null) {
-        try {
-          replies = new ArrayList<>(ordered.size());
-          for (int i = 0; i < ordered.size(); i++) {
-            replies.add(Args.reply(reply, i));
-          }
-        } catch (RuntimeException e) {
-          error = e;
+    store.runner().run(script, keys, args).whenComplete((reply, failure) -> returned(lane, ordered, reply, failure));
+  }
+
+  /** A call's reply (or failure) handed to its requests, and the lane's next call sent first. */
+  private void returned(Lane lane, Request[] ordered, byte[] reply, Throwable failure) {
+    Throwable error = failure;
+    Args.Answer[] replies = null;
+    if (error == null) {
+      try {
+        replies = new Args.Answer[ordered.length];
+        for (int i = 0; i < ordered.length; i++) {
+          replies[i] = Args.reply(reply, i);
         }
+      } catch (RuntimeException e) {
+        error = e;
       }
-      Throwable cause = error == null ? null : ScriptRunner.unwrap(error);
-      // places first: a caller woken below that decides again finds its place free
-      ordered.forEach(request -> request.leave(backlog));
-      if (lane != null) {
-        // the next call first, so that Redis works while this one's callers wake up (handing
-        // that to a caller's thread, as the replies below, would delay it by a thread's wake-up)
-        next(lane, cause instanceof StoreUnavailableException unavailable ? unavailable : null);
+    }
+    Throwable cause = error == null ? null : ScriptRunner.unwrap(error);
+    // places first: a caller woken below that decides again finds its place free
+    for (Request request : ordered) {
+      request.leave(backlog);
+    }
+    if (lane != null) {
+      // the next call first, so that Redis works while this one's callers wake up (handing
+      // that to a caller's thread, as the replies below, would delay it by a thread's wake-up)
+      next(lane, cause instanceof StoreUnavailableException unavailable ? unavailable : null);
+    }
+    if (cause != null) {
+      for (Request request : ordered) {
+        request.reply.completeExceptionally(cause);
       }
-      if (cause != null) {
-        ordered.forEach(request -> request.reply.completeExceptionally(cause));
-      } else {
-        new Call(ordered, replies).complete();
+    } else {
+      new Call(ordered, replies).complete();
+    }
+  }
+
+  /**
+   * A batch's requests grouped by key, the keys in the order each first came and each key's
+   * requests in theirs: {@code ordered} holds key 0's requests, then key 1's, and so on.
+   */
+  private static final class Grouped {
+    final Request[] ordered;
+    final String[] keys;
+    /** Where each key's requests start in {@link #ordered}; one more entry, the end. */
+    private final int[] starts;
+
+    private Grouped(Request[] ordered, String[] keys, int[] starts) {
+      this.ordered = ordered;
+      this.keys = keys;
+      this.starts = starts;
+    }
+
+    /**
+     * Groups by a small open-addressing table of key numbers (at most {@link #MAX_BATCH}
+     * requests, at least twice as many slots), then places the requests by counting: a few
+     * arrays per call, where a map of lists cost an entry and a list per key.
+     */
+    static Grouped byKey(Request[] batch) {
+      int n = batch.length;
+      int[] slots = new int[Integer.highestOneBit(n) * 4]; // key number + 1; 0: free
+      int mask = slots.length - 1;
+      String[] distinct = new String[n];
+      int[] keyOf = new int[n];
+      int[] counts = new int[n + 1];
+      int keys = 0;
+      for (int i = 0; i < n; i++) {
+        String key = batch[i].redisKey;
+        int at = key.hashCode() & mask;
+        while (slots[at] != 0 && !distinct[slots[at] - 1].equals(key)) {
+          at = (at + 1) & mask;
+        }
+        if (slots[at] == 0) {
+          distinct[keys] = key;
+          slots[at] = ++keys;
+        }
+        keyOf[i] = slots[at] - 1;
+        counts[keyOf[i] + 1]++;
       }
-    });
+      int[] starts = new int[keys + 1];
+      for (int k = 0; k < keys; k++) {
+        starts[k + 1] = starts[k] + counts[k + 1];
+      }
+      int[] next = Arrays.copyOf(starts, keys);
+      Request[] ordered = new Request[n];
+      for (int i = 0; i < n; i++) {
+        ordered[next[keyOf[i]]++] = batch[i];
+      }
+      return new Grouped(ordered, Arrays.copyOf(distinct, keys), starts);
+    }
+
+    /** Key {@code k}'s request list as the script reads it: its offset, then each request's {@code op count maxWait}. */
+    String requestList(int k) {
+      int from = starts[k];
+      int to = starts[k + 1];
+      if (to - from == 1) {
+        return ordered[from].offset + ' ' + ordered[from].encoded;
+      }
+      StringBuilder text = new StringBuilder(ordered[from].offset.length() + (to - from) * 12);
+      text.append(ordered[from].offset);
+      for (int i = from; i < to; i++) {
+        text.append(' ').append(ordered[i].encoded);
+      }
+      return text.toString();
+    }
   }
 
   /**
@@ -284,30 +360,53 @@ final class ScriptBatcher {
    * the same cause, rather than each waiting out its own deadline.
    */
   private void next(Lane lane, StoreUnavailableException unavailable) {
-    List<Request> batch = new ArrayList<>();
-    List<Request> dropped = new ArrayList<>();
+    Request[] batch;
+    Request[] dropped;
     synchronized (lane) {
+      ArrayDeque<Request> waiting = lane.waiting;
       if (unavailable != null) {
-        dropped.addAll(lane.waiting);
-        lane.waiting.clear();
+        batch = NONE;
+        dropped = waiting.toArray(NONE);
+        waiting.clear();
       } else {
-        while (batch.size() < MAX_BATCH && !lane.waiting.isEmpty()) {
-          Request request = lane.waiting.poll();
-          (request.reply.isDone() ? dropped : batch).add(request);
+        batch = new Request[Math.min(MAX_BATCH, waiting.size())];
+        int taken = 0;
+        int late = 0;
+        dropped = NONE;
+        while (taken < batch.length && !waiting.isEmpty()) {
+          Request request = waiting.poll();
+          if (request.reply.isDone()) {
+            if (late == dropped.length) {
+              dropped = Arrays.copyOf(dropped, Math.max(4, late * 2));
+            }
+            dropped[late++] = request;
+          } else {
+            batch[taken++] = request;
+          }
+        }
+        if (taken < batch.length) {
+          batch = Arrays.copyOf(batch, taken);
         }
       }
-      if (batch.isEmpty()) {
+      if (batch.length == 0) {
         lane.inFlight--;
       }
     }
-    dropped.forEach(request -> request.leave(backlog));
-    if (unavailable != null) {
-      dropped.forEach(request -> request.reply.completeExceptionally(unavailable));
+    for (Request request : dropped) {
+      if (request == null) {
+        break;
+      }
+      request.leave(backlog);
+      if (unavailable != null) {
+        request.reply.completeExceptionally(unavailable);
+      }
     }
-    if (!batch.isEmpty()) {
+    if (batch.length > 0) {
       send(lane, batch);
     }
   }
+
+  private static final Request[] NONE = new Request[0];
 
   @Override
   public String toString() {

@@ -9,7 +9,6 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisFunctionAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.ByteArrayOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
@@ -94,11 +93,16 @@ final class ScriptRunner {
     return (BaseRedisAsyncCommands<String, String>) commands; // Lettuce's standalone and Cluster commands both are
   }
 
-  /** FCALL, EVALSHA or EVAL of the script (its function, SHA-1 or source) on these keys and arguments. */
+  /**
+   * FCALL, EVALSHA or EVAL of the script (its function, SHA-1 or source) on these keys and
+   * arguments, every one encoded by {@link ScriptCodec}: its exact sizes let Lettuce write each
+   * straight into the outgoing buffer, on its event loop (the connection's own codec, whatever it
+   * is, plays no part in a script call).
+   */
   private RedisFuture<byte[]> dispatch(CommandType type, String script, String[] keys, String[] args) {
-    CommandArgs<String, String> command = new CommandArgs<>(StringCodec.UTF8).add(script).add(keys.length)
+    CommandArgs<String, String> command = new CommandArgs<>(ScriptCodec.INSTANCE).addValue(script).add(keys.length)
         .addKeys(keys).addValues(args);
-    return commands.dispatch(type, new ByteArrayOutput<>(StringCodec.UTF8), command);
+    return commands.dispatch(type, new ByteArrayOutput<>(ScriptCodec.INSTANCE), command);
   }
 
   @SuppressWarnings("unchecked")
