@@ -23,12 +23,18 @@ final class JettyResponseView extends ServletResponseView {
 
   @Override
   public boolean containsHeader(String name) {
-    return fields.contains(name);
+    // the usual case, nothing set before this filter: no iterator to make (Jetty's contains makes two)
+    return fields.size() > 0 && fields.contains(name);
   }
 
   @Override
   public void addNumber(LimitHeader header, long value) {
     fields.add(JettyFields.number(header, value));
+  }
+
+  @Override
+  public void addState(String name, long remaining, long resetSeconds) {
+    fields.add(JettyFields.state(name, remaining, resetSeconds));
   }
 
   @Override
