@@ -23,8 +23,7 @@ final class JettyResponseView extends ServletResponseView {
 
   @Override
   public boolean containsHeader(String name) {
-    // the usual case, nothing set before this filter: no iterator to make (Jetty's contains makes two)
-    return fields.size() > 0 && fields.contains(name);
+    return fields.contains(name);
   }
 
   @Override
