@@ -24,7 +24,8 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * On a real Jetty: the request view's IPv4 text is Jetty's own {@code getRemoteAddr}, and only on
- * Jetty's own request (a wrapper, or an IPv6 peer, read Jetty's text as before).
+ * Jetty's own request (a wrapper reads the servlet API as before); the response view finds the
+ * headers the servlet API finds.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JettyPeerIT {
@@ -61,6 +62,12 @@ class JettyPeerIT {
     assertThat(get("/own")).isEqualTo("127.0.0.1 127.0.0.1 127.0.0.1");
   }
 
+  /** The response view's lookup under Jetty's wrappers sees what the servlet API sees, by any case of the name. */
+  @Test
+  void responseViewSeesTheHeadersSet() throws Exception {
+    assertThat(get("/headers")).isEqualTo("false false true true true false");
+  }
+
   @Test
   void wrappedRequestReadsTheServletApi() throws Exception {
     assertThat(get("/wrapped")).isEqualTo("null 127.0.0.1 127.0.0.1");
@@ -78,6 +85,16 @@ class JettyPeerIT {
 
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+      if (request.getPathInfo().equals("/headers")) {
+        JettyResponseView view = new JettyResponseView(response);
+        String before = view.containsHeader("X-RateLimit-Limit") + " " + response.containsHeader("X-RateLimit-Limit");
+        response.addHeader("X-RateLimit-Limit", "10");
+        String after = view.containsHeader("X-RateLimit-Limit") + " " + view.containsHeader("x-ratelimit-limit") + " "
+            + response.containsHeader("X-RateLimit-Limit") + " " + view.containsHeader("RateLimit");
+        response.setContentType("text/plain");
+        response.getWriter().write(before + " " + after);
+        return;
+      }
       HttpServletRequest seen = request.getPathInfo().equals("/wrapped") ? new HttpServletRequestWrapper(request) : request;
       ServletRequestView view = ServletRequestView.of(seen);
       String key = dev.ratelimit.http.TrustedProxies.direct().key(view);
