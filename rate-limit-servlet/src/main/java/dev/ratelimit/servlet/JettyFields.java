@@ -149,6 +149,7 @@ final class JettyFields {
         return plain(LimitHeader.STATE, value);
       }
       HttpField field = preEncoded(LimitHeader.STATE, value);
+      // two threads may both fill an empty slot: either one is kept, and each field says its own reset
       byRemaining[remaining] = new Kept(resetSeconds, field);
       return field;
     }
