@@ -20,6 +20,14 @@ public final class Charges {
   private static final System.Logger LOG = System.getLogger(Charges.class.getName());
   private static final Rule[] NO_RULES = {};
   private static final Charges NONE = new Charges(NO_RULES, new String[0], new String[0], null);
+  /** {@code NO_PLANS[n]}: n nulls, the plans of n rules none of which has a plan; read only. */
+  private static final String[][] NO_PLANS = new String[8][];
+
+  static {
+    for (int n = 0; n < NO_PLANS.length; n++) {
+      NO_PLANS[n] = new String[n];
+    }
+  }
 
   /**
    * What a spend ended in: admitted, or denied by {@code limit}, which frees up after the wait;
@@ -153,7 +161,7 @@ public final class Charges {
       }
       applied++;
     }
-    plans = plans != null ? plans : new String[matched.length];
+    plans = plans != null ? plans : noPlans(matched.length);
     if (applied == matched.length) {
       return new Charges(matched, keys, plans, null);
     }
@@ -170,6 +178,11 @@ public final class Charges {
       }
     }
     return new Charges(rules, present, planned, null);
+  }
+
+  /** Every rule on its default plan: an array of nulls, shared for the usual few rules (never written to). */
+  private static String[] noPlans(int rules) {
+    return rules < NO_PLANS.length ? NO_PLANS[rules] : new String[rules];
   }
 
   /** The 400 to answer when a rule under {@code missing-key=deny} found no key; else null. */

@@ -84,7 +84,13 @@ public final class RateLimitHeaders {
     }
     if (ietf) {
       put(response, LimitHeader.POLICY, policy, true, fresh);
-      put(response, LimitHeader.STATE, state(name, decision), false, fresh);
+      long remaining = units(decision.remaining(), decision.limit());
+      long reset = seconds(decision.resetAfterMillis());
+      if (fresh) {
+        response.addState(name, remaining, reset);
+      } else {
+        response.setHeader(LimitHeader.STATE.fieldName(), state(name, remaining, reset));
+      }
     }
   }
 
@@ -164,9 +170,13 @@ public final class RateLimitHeaders {
 
   /** {@code "api";r=42;t=17}: the units remaining and the seconds until the key is full again. */
   static String state(String name, Decision decision) {
+    return state(name, units(decision.remaining(), decision.limit()), seconds(decision.resetAfterMillis()));
+  }
+
+  /** {@code "api";r=42;t=17} of whole units remaining and whole seconds: the one place this text is made. */
+  public static String state(String name, long remaining, long resetSeconds) {
     // the numbers' text first: concatenating strings copies bytes, where concatenating longs converts digits
-    return '"' + name + "\";r=" + NumberText.of(units(decision.remaining(), decision.limit())) + ";t="
-        + NumberText.of(seconds(decision.resetAfterMillis()));
+    return '"' + name + "\";r=" + NumberText.of(remaining) + ";t=" + NumberText.of(resetSeconds);
   }
 
   /** Seconds for an empty key to be full again, rounded up; -1 for a calendar quota ({@link Limit#refillTime}). */

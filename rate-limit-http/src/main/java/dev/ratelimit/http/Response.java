@@ -31,6 +31,15 @@ public interface Response {
     addHeader(header.fieldName(), value);
   }
 
+  /**
+   * Adds the {@code RateLimit} field of one limit, {@code "name";r=remaining;t=resetSeconds}
+   * ({@link RateLimitHeaders#state(String, long, long)}; both numbers whole, 0 or more). A front
+   * end may add a field made once for the same three values instead: the bytes must be the same.
+   */
+  default void addState(String name, long remaining, long resetSeconds) {
+    addHeader(LimitHeader.STATE, RateLimitHeaders.state(name, remaining, resetSeconds), false);
+  }
+
   /** Sets the status, the content type and the whole body of a refusal. */
   void refuse(int status, String contentType, byte[] body);
 }

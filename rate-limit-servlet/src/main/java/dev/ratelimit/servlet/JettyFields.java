@@ -1,6 +1,7 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.http.LimitHeader;
+import dev.ratelimit.http.RateLimitHeaders;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.jetty.http.HttpField;
@@ -13,8 +14,9 @@ import org.eclipse.jetty.http.PreEncodedHttpField;
  * writes any other field of an unknown name character by character. Made once: the numbers 0 to
  * {@value #SMALL} - 1 of each number header (a limit's capacity, the units remaining and the
  * seconds to reset are these for most limits), and the values of repeated headers (each rule's
- * {@code RateLimit-Policy}), up to {@value #MAX_REPEATED} of them. Anything else is a plain field
- * per response, as {@code addHeader} would make it.
+ * {@code RateLimit-Policy}), up to {@value #MAX_REPEATED} of them, and each limit's {@code RateLimit}
+ * state by the units remaining ({@link #state}). Anything else is a plain field per response, as
+ * {@code addHeader} would make it.
  */
 final class JettyFields {
   /** Kept per number header: at most 3 × 1024 fields of a few hundred bytes, made as first used. */
@@ -27,6 +29,9 @@ final class JettyFields {
   private static final HttpHeader[] KNOWN = new HttpHeader[HEADERS.length];
   private static final HttpField[][] NUMBERS = new HttpField[HEADERS.length][SMALL];
   private static final Repeated REPEATED = new Repeated(MAX_REPEATED);
+  /** A bound on the limit names whose state fields are kept: at most 1024 fields each, made as first used. */
+  static final int MAX_STATE_NAMES = 32;
+  private static final States STATES = new States(MAX_STATE_NAMES);
 
   static {
     for (LimitHeader header : HEADERS) {
@@ -82,6 +87,71 @@ final class JettyFields {
 
     int size() {
       return kept.size();
+    }
+  }
+
+  /**
+   * The {@code RateLimit} field of one limit's state: made once per limit name and number of units
+   * remaining below {@link #SMALL}, for the first seconds-to-reset seen with them; any other is a
+   * plain field. Kept for at most {@value #MAX_STATE_NAMES} names.
+   */
+  static HttpField state(String name, long remaining, long resetSeconds) {
+    StateTable table = remaining >= 0 && remaining < SMALL ? STATES.table(name) : null;
+    if (table == null) {
+      return plain(LimitHeader.STATE, RateLimitHeaders.state(name, remaining, resetSeconds));
+    }
+    return table.field(name, (int) remaining, resetSeconds);
+  }
+
+  /** The state tables, one per limit name, up to a bound. */
+  static final class States {
+    private final int max;
+    private final Map<String, StateTable> tables = new ConcurrentHashMap<>();
+
+    States(int max) {
+      this.max = max;
+    }
+
+    /** The name's table, or null once {@code max} names have one (or for a name no encoded field may hold). */
+    StateTable table(String name) {
+      StateTable table = tables.get(name);
+      if (table != null || tables.size() >= max || !visibleAscii(name)) {
+        return table;
+      }
+      // two threads may both get here: one table is kept, and the bound holds give or take them
+      return tables.computeIfAbsent(name, unused -> new StateTable());
+    }
+
+    int size() {
+      return tables.size();
+    }
+  }
+
+  /**
+   * One limit's state fields, by the units remaining. For a token bucket the seconds to reset follow
+   * from the units remaining, so a slot's first field is the one most responses want; a slot is
+   * filled once and never replaced, so values that keep changing (a window's reset counting down)
+   * cost a plain field, as before, and never a new encoding per response.
+   */
+  static final class StateTable {
+    /** A field and the seconds to reset it says; final fields, so safe to share through the slots' races. */
+    private record Kept(long resetSeconds, HttpField field) {}
+
+    private final Kept[] byRemaining = new Kept[SMALL];
+
+    HttpField field(String name, int remaining, long resetSeconds) {
+      Kept kept = byRemaining[remaining];
+      if (kept != null && kept.resetSeconds() == resetSeconds) {
+        return kept.field();
+      }
+      String value = RateLimitHeaders.state(name, remaining, resetSeconds);
+      if (kept != null || !visibleAscii(value)) {
+        return plain(LimitHeader.STATE, value);
+      }
+      HttpField field = preEncoded(LimitHeader.STATE, value);
+      // two threads may both fill an empty slot: either one is kept, and each field says its own reset
+      byRemaining[remaining] = new Kept(resetSeconds, field);
+      return field;
     }
   }
 

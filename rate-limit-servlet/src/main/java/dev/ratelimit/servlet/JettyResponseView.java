@@ -21,14 +21,27 @@ final class JettyResponseView extends ServletResponseView {
     this.fields = ((ServletApiResponse) response).getResponse().getHeaders();
   }
 
+  /**
+   * Read from the fields under Jetty's wrappers (which only watch changes): their own lookup runs
+   * by index, where {@code contains} on a wrapper makes two iterators per call.
+   */
   @Override
   public boolean containsHeader(String name) {
-    return fields.contains(name);
+    HttpFields.Mutable inner = fields;
+    while (inner instanceof HttpFields.Mutable.Wrapper wrapper) {
+      inner = wrapper.getWrapped();
+    }
+    return inner.getField(name) != null;
   }
 
   @Override
   public void addNumber(LimitHeader header, long value) {
     fields.add(JettyFields.number(header, value));
+  }
+
+  @Override
+  public void addState(String name, long remaining, long resetSeconds) {
+    fields.add(JettyFields.state(name, remaining, resetSeconds));
   }
 
   @Override

@@ -51,6 +51,12 @@ record ServletRequestView(HttpServletRequest request) implements Request {
     return request.getRemoteAddr();
   }
 
+  /** On Jetty's own request, unwrapped, the text kept per address ({@link JettyPeer}); else none. */
+  @Override
+  public String peerIpv4() {
+    return request.getClass() == JettyClasses.REQUEST ? JettyPeer.ipv4(request) : null;
+  }
+
   @Override
   public String principal() {
     Principal user = request.getUserPrincipal();

@@ -73,6 +73,65 @@ class JettyFieldsTest {
   }
 
   @Test
+  void state_isMadeOncePerNameAndUnitsRemainingAndSaysTheText() {
+    for (long remaining : new long[] {0, 1, 41, 999, 1023}) {
+      HttpField field = JettyFields.state("api", remaining, 35);
+      assertThat(field).isInstanceOf(PreEncodedHttpField.class).isSameAs(JettyFields.state("api", remaining, 35));
+      assertThat(field.getValue()).isEqualTo("\"api\";r=" + remaining + ";t=35");
+      assertThat(wire(field)).isEqualTo("RateLimit: \"api\";r=" + remaining + ";t=35\r\n");
+    }
+    // another limit's state with the same numbers is its own field
+    assertThat(JettyFields.state("other", 41, 35).getValue()).isEqualTo("\"other\";r=41;t=35");
+  }
+
+  /** A slot is filled once: another reset with the same units left is right, as a plain field, and never replaces it. */
+  @Test
+  void state_keepsTheFirstResetPerSlotAndWritesOthersPlain() {
+    JettyFields.StateTable table = new JettyFields.StateTable();
+    HttpField first = table.field("w", 7, 60);
+    for (long reset = 59; reset >= 0; reset--) {
+      HttpField other = table.field("w", 7, reset);
+      assertThat(other).isNotInstanceOf(PreEncodedHttpField.class);
+      assertThat(other.getName()).isEqualTo("RateLimit");
+      assertThat(other.getValue()).isEqualTo("\"w\";r=7;t=" + reset);
+    }
+    assertThat(table.field("w", 7, 60)).isSameAs(first);
+    assertThat(table.field("w", 7, 5_000_000_000L).getValue()).isEqualTo("\"w\";r=7;t=5000000000");
+  }
+
+  @Test
+  void state_outsideTheKeptNumbersIsPlain() {
+    for (long remaining : new long[] {1024, 5_000_000_000L, -1}) {
+      HttpField field = JettyFields.state("api", remaining, 1);
+      assertThat(field).isNotInstanceOf(PreEncodedHttpField.class);
+      assertThat(field.getValue()).isEqualTo("\"api\";r=" + remaining + ";t=1");
+    }
+  }
+
+  @Test
+  void state_keepsNoNameJettyWouldWriteOtherwise() {
+    for (String name : new String[] {"caf\u00e9", "a\r\nSet-Cookie: x", "tab\there", "\u20ac"}) {
+      HttpField field = JettyFields.state(name, 3, 1);
+      assertThat(field).as(name).isNotInstanceOf(PreEncodedHttpField.class);
+      assertThat(field.getValue()).isEqualTo("\"" + name + "\";r=3;t=1");
+    }
+  }
+
+  /** Many limit names: a bounded number of tables, the rest plain fields with the right text. */
+  @Test
+  void state_keepsTablesForAtMostItsBound() {
+    JettyFields.States states = new JettyFields.States(8);
+    int tables = 0;
+    for (int i = 0; i < 10_000; i++) {
+      tables += states.table("limit-" + i) == null ? 0 : 1;
+    }
+    assertThat(tables).isEqualTo(8);
+    assertThat(states.size()).isEqualTo(8);
+    assertThat(states.table("limit-3")).isNotNull().isSameAs(states.table("limit-3"));
+    assertThat(states.table("limit-9999")).isNull();
+  }
+
+  @Test
   void plain_isTheFieldAddHeaderWouldMake() {
     HttpField field = JettyFields.plain(LimitHeader.STATE, "\"api\";r=9;t=6");
     HttpField addHeaders = new HttpField("RateLimit", "\"api\";r=9;t=6");

@@ -101,10 +101,11 @@ class JettyReadyMadeFieldsIT {
   @Test
   void jettysOwnResponseGetsReadyMadeFields() throws Exception {
     get(directServer, "/minute/c", "c");
-    // capacity 10, a few left, full again in seconds: all small numbers; RateLimit is made per response
-    assertThat(direct.last).isEqualTo("PPPPF");
+    // capacity 10, a few left, full again in seconds: all small numbers, and RateLimit's state kept
+    // by limit and units remaining
+    assertThat(direct.last).isEqualTo("PPPPP");
     get(directServer, "/big/c", "c");
-    // 5000 and 4999 are past the kept numbers: plain fields, as addHeader makes them
+    // 5000 and 4999 are past the kept numbers: plain fields, as addHeader makes them (RateLimit's r=4999 too)
     assertThat(direct.last).isEqualTo("FFPPF");
     get(directServer, "/both/c", "c");
     // the policy of two rules is a list made per response

@@ -30,10 +30,15 @@ import org.eclipse.jetty.server.handler.ContextHandlerCollection;
  *
  * <p>{@code BenchServer --local [ROUNDS] [REQUESTS]} measures in process instead, without
  * sockets: one client thread sends requests over one keep-alive connection of a Jetty
- * {@link LocalConnector}, alternating between the two contexts, and reports the process CPU time
- * per request of each (other load on the machine disturbs CPU time far less than throughput).
+ * {@link LocalConnector}, the two contexts taking turns every few thousand requests, and reports
+ * the process CPU time per request of each, the sending thread's (on which Jetty handles each
+ * request) and the heap allocated (other load on the machine disturbs CPU time far less than
+ * throughput, and allocation not at all).
  */
 public final class BenchServer {
+  /** Requests per turn of a context within a round (-Dbench.chunk). */
+  private static final int CHUNK = Integer.getInteger("bench.chunk", 2000);
+
   private BenchServer() {}
 
   public static void main(String[] args) throws Exception {
@@ -71,29 +76,40 @@ public final class BenchServer {
         send(endPoint, os, "/with/", requests);
         send(endPoint, os, "/without/", requests);
       }
-      System.out.printf("in process (LocalConnector), %d rounds of %d requests each, order alternating%n", rounds, requests);
-      System.out.println("round  with(us CPU/req)  without(us CPU/req)  ratio  with(B/req)  without(B/req)  difference(B/req)");
+      System.out.printf("in process (LocalConnector), %d rounds of %d requests per context, taking turns every %d%n",
+          rounds, requests, CHUNK);
+      System.out.println("round  with(us CPU/req)  without(us CPU/req)  ratio  with(B/req)  without(B/req)  difference(B/req)"
+          + "  request thread with-without(us CPU/req)");
       double[] ratios = new double[rounds];
       double[] bytes = new double[rounds];
+      double[] threadMicros = new double[rounds];
       for (int round = 0; round < rounds; round++) {
-        Cost with;
-        Cost without;
-        if (round % 2 == 0) {
-          with = send(endPoint, os, "/with/", requests);
-          without = send(endPoint, os, "/without/", requests);
-        } else {
-          without = send(endPoint, os, "/without/", requests);
-          with = send(endPoint, os, "/with/", requests);
+        // the two contexts take turns every CHUNK requests (some milliseconds), so that load from
+        // elsewhere on the machine, which changes over seconds, falls on both alike
+        Cost with = Cost.NONE;
+        Cost without = Cost.NONE;
+        int chunks = Math.max(1, requests / CHUNK);
+        for (int chunk = 0; chunk < chunks; chunk++) {
+          if ((round + chunk) % 2 == 0) {
+            with = with.plus(send(endPoint, os, "/with/", CHUNK), chunks);
+            without = without.plus(send(endPoint, os, "/without/", CHUNK), chunks);
+          } else {
+            without = without.plus(send(endPoint, os, "/without/", CHUNK), chunks);
+            with = with.plus(send(endPoint, os, "/with/", CHUNK), chunks);
+          }
         }
         ratios[round] = with.cpuMicros() / without.cpuMicros();
         bytes[round] = with.bytes() - without.bytes();
-        System.out.printf("%5d  %16.3f  %19.3f  %5.3f  %11.0f  %14.0f  %17.0f%n", round + 1, with.cpuMicros(),
-            without.cpuMicros(), ratios[round], with.bytes(), without.bytes(), bytes[round]);
+        threadMicros[round] = with.threadMicros() - without.threadMicros();
+        System.out.printf("%5d  %16.3f  %19.3f  %5.3f  %11.0f  %14.0f  %17.0f  %39.3f%n", round + 1, with.cpuMicros(),
+            without.cpuMicros(), ratios[round], with.bytes(), without.bytes(), bytes[round], threadMicros[round]);
       }
       System.out.printf("CPU per request with/without: median %.3f (rounds %.3f to %.3f): %.1f%% more CPU per request%n",
           median(ratios), min(ratios), max(ratios), (median(ratios) - 1) * 100);
       System.out.printf("heap allocated per request, with - without: median %.0f B (rounds %.0f to %.0f)%n",
           median(bytes), min(bytes), max(bytes));
+      System.out.printf("request thread's CPU per request, with - without: median %.3f us (rounds %.3f to %.3f)%n",
+          median(threadMicros), min(threadMicros), max(threadMicros));
     } finally {
       server.stop();
     }
@@ -114,8 +130,21 @@ public final class BenchServer {
     return Arrays.stream(values).max().orElseThrow();
   }
 
-  /** What a round of requests cost per request: process CPU time in µs, and heap allocated by all threads in bytes. */
-  record Cost(double cpuMicros, double bytes) {}
+  /**
+   * What a round of requests cost per request: process CPU time in µs; the CPU time of the one
+   * thread that sends the requests, in µs (a LocalConnector runs Jetty's handling of each request
+   * on it, so this is the request's own work without the GC's and the JIT compiler's threads); and
+   * heap allocated by all threads in bytes.
+   */
+  record Cost(double cpuMicros, double threadMicros, double bytes) {
+    static final Cost NONE = new Cost(0, 0, 0);
+
+    /** This and one of {@code parts} equal parts of a round: the mean per request. */
+    Cost plus(Cost part, int parts) {
+      return new Cost(cpuMicros + part.cpuMicros / parts, threadMicros + part.threadMicros / parts,
+          bytes + part.bytes / parts);
+    }
+  }
 
   /**
    * Sends requests one after another on a keep-alive connection; the process CPU time and the
@@ -126,7 +155,9 @@ public final class BenchServer {
   private static Cost send(LocalConnector.LocalEndPoint endPoint, OperatingSystemMXBean os, String path,
       int requests) throws Exception {
     String request = "GET " + path + " HTTP/1.1\r\nHost: bench\r\n\r\n";
+    java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     long allocatedBefore = allocated();
+    long threadBefore = threads.getCurrentThreadCpuTime();
     long before = os.getProcessCpuTime();
     for (int i = 0; i < requests; i++) {
       endPoint.addInput(request);
@@ -142,7 +173,9 @@ public final class BenchServer {
       }
     }
     long cpu = os.getProcessCpuTime() - before;
-    return new Cost(cpu / 1000.0 / requests, (double) (allocated() - allocatedBefore) / requests);
+    long thread = threads.getCurrentThreadCpuTime() - threadBefore;
+    return new Cost(cpu / 1000.0 / requests, thread / 1000.0 / requests,
+        (double) (allocated() - allocatedBefore) / requests);
   }
 
   /** Bytes allocated so far by the live threads (Jetty's pool threads live through the bench). */
