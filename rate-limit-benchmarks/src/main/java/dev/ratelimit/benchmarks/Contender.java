@@ -109,7 +109,12 @@ public interface Contender {
     private final dev.ratelimit.limiter.NamedLimiter api;
 
     Named(Config config) {
-      api = dev.ratelimit.limiter.RateLimiter.builder()
+      api = api(config);
+    }
+
+    /** The limiter both {@code NamedLimiter} contenders decide through. */
+    static dev.ratelimit.limiter.NamedLimiter api(Config config) {
+      return dev.ratelimit.limiter.RateLimiter.builder()
           .limit("api", dev.ratelimit.Limit.tokenBucket(config.rate(), config.period())).build().named("api");
     }
 
@@ -137,8 +142,7 @@ public interface Contender {
     private final dev.ratelimit.limiter.NamedLimiter api;
 
     Admit(Config config) {
-      api = dev.ratelimit.limiter.RateLimiter.builder()
-          .limit("api", dev.ratelimit.Limit.tokenBucket(config.rate(), config.period())).build().named("api");
+      api = Named.api(config);
     }
 
     @Override
