@@ -34,8 +34,8 @@ class BoundLimit {
   final boolean shadow;
   /**
    * Whether {@link #admit} may ask the store for the answer alone: no listener hears the
-   * decision, no shadow log reads it, and no failure policy stands between (a guard decides by
-   * the whole decision).
+   * decision, no shadow log reads it, no failure policy stands between (a guard decides by
+   * the whole decision), and the key is not split into shards (decided across them by theirs).
    */
   private final boolean answerAlone;
   private final ShadowLog shadowLog;
@@ -67,7 +67,7 @@ class BoundLimit {
     this.reportedName = name.startsWith("~") ? limit.toString() : name;
     this.shadow = limit.shadow();
     this.shadowLog = shadow ? new ShadowLog(binding.clock()) : null;
-    this.answerAlone = listener == null && !shadow && guarded == null;
+    this.answerAlone = listener == null && !shadow && guarded == null && limit.shards() == 1;
     this.reservable = limit.reservable();
     this.largestLimit = limit.largestCount();
     this.largestReserve = limit.largestReservation();
@@ -183,7 +183,7 @@ class BoundLimit {
   }
 
   /** Whether a {@code limit} of {@code count} units is admitted: {@link #apply}'s answer, decided the same. */
-  boolean admit(String key, double count) {
+  final boolean admit(String key, double count) {
     if (!answerAlone) {
       return apply(key, Operation.LIMIT, count, 0).allowed();
     }

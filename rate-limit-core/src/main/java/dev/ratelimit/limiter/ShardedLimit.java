@@ -63,12 +63,6 @@ final class ShardedLimit extends BoundLimit {
         (da, db) -> da.remaining() >= db.remaining() ? new Pair(a, da, b, db) : new Pair(b, db, a, da));
   }
 
-  /** A sharded key is decided across its shards, which only the whole decision does. */
-  @Override
-  boolean admit(String key, double count) {
-    return apply(key, Operation.LIMIT, count, 0).allowed();
-  }
-
   @Override
   Decision decide(String key, Operation op, double count, long maxWait, Report report) {
     return Futures.join(decideAsync(key, op, count, maxWait, report));

@@ -26,16 +26,6 @@ public interface Request {
   /** The peer's address as the server gives it (an IP literal, IPv6 perhaps bracketed), or null. */
   String peerAddress();
 
-  /**
-   * The peer's address when the front end knows it to be IPv4, as the dotted-quad text
-   * {@link #peerAddress} gives, else null. A front end that keeps that text per address (Jetty
-   * formats it anew on every call) spares the {@code ip} key the formatting and the check of the
-   * text; the key is the same either way.
-   */
-  default String peerIpv4() {
-    return null;
-  }
-
   /** The authenticated user's name, or null. */
   String principal();
 

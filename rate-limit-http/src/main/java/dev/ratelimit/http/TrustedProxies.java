@@ -135,12 +135,6 @@ public final class TrustedProxies {
    * {@code 2001:db8:1:2::/64}.
    */
   public String key(Request request) {
-    if (trusted.isEmpty()) {
-      String quad = request.peerIpv4();
-      if (quad != null) {
-        return quad; // the front end's own text of an IPv4 peer: already the key
-      }
-    }
     String peer = request.peerAddress();
     if (trusted.isEmpty() && isCanonicalV4(peer)) {
       return peer; // the common case needs no parsing and no copy

@@ -4,7 +4,9 @@ import dev.ratelimit.StoreUnavailableException;
 import io.lettuce.core.cluster.SlotHash;
 import io.netty.util.Timeout;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -361,27 +363,25 @@ final class ScriptBatcher {
    */
   private void next(Lane lane, StoreUnavailableException unavailable) {
     Request[] batch;
-    Request[] dropped;
+    List<Request> dropped = List.of(); // requests past their deadline: rare, so made only when one is
     synchronized (lane) {
       ArrayDeque<Request> waiting = lane.waiting;
       if (unavailable != null) {
         batch = NONE;
-        dropped = waiting.toArray(NONE);
+        dropped = new ArrayList<>(waiting);
         waiting.clear();
       } else {
         batch = new Request[Math.min(MAX_BATCH, waiting.size())];
         int taken = 0;
-        int late = 0;
-        dropped = NONE;
         while (taken < batch.length && !waiting.isEmpty()) {
           Request request = waiting.poll();
-          if (request.reply.isDone()) {
-            if (late == dropped.length) {
-              dropped = Arrays.copyOf(dropped, Math.max(4, late * 2));
-            }
-            dropped[late++] = request;
-          } else {
+          if (!request.reply.isDone()) {
             batch[taken++] = request;
+          } else {
+            if (dropped.isEmpty()) {
+              dropped = new ArrayList<>();
+            }
+            dropped.add(request);
           }
         }
         if (taken < batch.length) {
@@ -393,9 +393,6 @@ final class ScriptBatcher {
       }
     }
     for (Request request : dropped) {
-      if (request == null) {
-        break;
-      }
       request.leave(backlog);
       if (unavailable != null) {
         request.reply.completeExceptionally(unavailable);

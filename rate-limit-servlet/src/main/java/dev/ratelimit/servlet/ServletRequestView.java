@@ -46,15 +46,14 @@ record ServletRequestView(HttpServletRequest request) implements Request {
     return request.getParameter(name);
   }
 
+  /**
+   * {@code getRemoteAddr}; on Jetty's own request, unwrapped, an IPv4 peer's text kept per
+   * address ({@link JettyPeer}: the same text, which Jetty would format anew on every call).
+   */
   @Override
   public String peerAddress() {
-    return request.getRemoteAddr();
-  }
-
-  /** On Jetty's own request, unwrapped, the text kept per address ({@link JettyPeer}); else none. */
-  @Override
-  public String peerIpv4() {
-    return request.getClass() == JettyClasses.REQUEST ? JettyPeer.ipv4(request) : null;
+    String kept = request.getClass() == JettyClasses.REQUEST ? JettyPeer.ipv4(request) : null;
+    return kept != null ? kept : request.getRemoteAddr();
   }
 
   @Override

@@ -79,7 +79,7 @@ class JettyPeerIT {
     return response.body();
   }
 
-  /** Answers the view's IPv4 text, the servlet API's address, and the key the filter's {@code ip} uses. */
+  /** Answers the IPv4 text kept for the request (null: none), the servlet API's address, and the key the filter's {@code ip} uses. */
   static final class Peer extends HttpServlet {
     private static final long serialVersionUID = 1L;
 
@@ -99,7 +99,8 @@ class JettyPeerIT {
       ServletRequestView view = ServletRequestView.of(seen);
       String key = dev.ratelimit.http.TrustedProxies.direct().key(view);
       response.setContentType("text/plain");
-      response.getWriter().write(view.peerIpv4() + " " + seen.getRemoteAddr() + " " + key);
+      String kept = seen.getClass() == JettyClasses.REQUEST ? JettyPeer.ipv4(seen) : null;
+      response.getWriter().write(kept + " " + seen.getRemoteAddr() + " " + key);
     }
   }
 }
