@@ -35,13 +35,15 @@ final class ScriptBatcher {
    */
   static final int MAX_BATCH = 64;
   /**
-   * Script calls of one lane in flight at a time: one. A second would fill the pipe better, but
-   * the next batch is sometimes sent from Lettuce's event loop when a call returns, and netty
-   * writes from its event loop at once while writes from other threads queue: a batch could
-   * overtake a request sent just before it, and a key's requests would no longer be decided in
-   * order.
+   * Script calls of one lane in flight at a time: two, so that Redis decides one call while the
+   * client reads the other's reply and sends the next (with one, a lane of 32 callers kept the
+   * two cores 1.26 busy: docs/benchmarks.md §4, seventh session). A second call starts only
+   * while the one in flight holds synchronous requests alone ({@link Lane#mayStart}): two calls
+   * in flight may reach Redis in either order (netty writes from its event loop at once while
+   * writes from other threads queue, and a call Redis has lost the script for is sent again), and
+   * a thread that waits for its request has no later one to be decided out of order with it.
    */
-  static final int MAX_IN_FLIGHT = 1;
+  static final int MAX_IN_FLIGHT = 2;
   private final RedisStore store;
   private final Backlog backlog;
   private final Script script;
@@ -193,8 +195,33 @@ final class ScriptBatcher {
    */
   private static final class Lane {
     private final ArrayDeque<Request> waiting = new ArrayDeque<>();
-    /** Calls in flight; requests wait only while it is at the maximum. */
+    /** Calls in flight. */
     private int inFlight;
+    /** Calls in flight holding an asynchronous request: one whose thread may have sent another since. */
+    private int asyncInFlight;
+
+    /**
+     * Whether another call may start now: the first, or a second while the one in flight holds
+     * only requests whose threads wait for them. Whatever order two calls then reach Redis in, no
+     * thread's requests change order: a thread waiting in the first call has none in the second.
+     */
+    boolean mayStart() {
+      return inFlight == 0 || (inFlight < MAX_IN_FLIGHT && asyncInFlight == 0);
+    }
+
+    void started(boolean async) {
+      inFlight++;
+      if (async) {
+        asyncInFlight++;
+      }
+    }
+
+    void ended(boolean async) {
+      inFlight--;
+      if (async) {
+        asyncInFlight--;
+      }
+    }
   }
 
   /** Sends the request, or queues it behind its lane's call in flight. */
@@ -205,14 +232,24 @@ final class ScriptBatcher {
     }
     Lane lane = laneOf(request.redisKey);
     synchronized (lane) {
-      if (lane.inFlight == MAX_IN_FLIGHT) {
+      if (!lane.waiting.isEmpty() || !lane.mayStart()) {
         lane.waiting.add(request);
         return request;
       }
-      lane.inFlight++; // nothing waits while a call is free: this request goes after all sent before
+      lane.started(!request.waitedFor); // nothing waits: this request goes after all sent before
     }
     send(lane, new Request[] {request});
     return request;
+  }
+
+  /** Whether a batch holds a request no thread waits for. */
+  private static boolean anyAsync(Request[] batch) {
+    for (Request request : batch) {
+      if (!request.waitedFor) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -253,7 +290,7 @@ final class ScriptBatcher {
     store.runner().run(script, keys, args).whenComplete((reply, failure) -> returned(lane, ordered, reply, failure));
   }
 
-  /** A call's reply (or failure) handed to its requests, and the lane's next call sent first. */
+  /** A call's reply (or failure) handed to its requests, and the lane's next calls sent first. */
   private void returned(Lane lane, Request[] ordered, byte[] reply, Throwable failure) {
     Throwable error = failure;
     Args.Answer[] replies = null;
@@ -275,7 +312,7 @@ final class ScriptBatcher {
     if (lane != null) {
       // the next call first, so that Redis works while this one's callers wake up (handing
       // that to a caller's thread, as the replies below, would delay it by a thread's wake-up)
-      next(lane, cause instanceof StoreUnavailableException unavailable ? unavailable : null);
+      next(lane, anyAsync(ordered), cause instanceof StoreUnavailableException unavailable ? unavailable : null);
     }
     if (cause != null) {
       for (Request request : ordered) {
@@ -357,49 +394,61 @@ final class ScriptBatcher {
   }
 
   /**
-   * After a call: the lane's waiting requests go in the next call, but for those already past
-   * their deadline, which are dropped unsent. When Redis is unavailable they fail at once with
-   * the same cause, rather than each waiting out its own deadline.
+   * After a call ({@code async}: whether it held an asynchronous request): the lane's waiting
+   * requests go in the next calls, as many as may start, but for those already past their
+   * deadline, which are dropped unsent. When Redis is unavailable they fail at once with the
+   * same cause, rather than each waiting out its own deadline.
    */
-  private void next(Lane lane, StoreUnavailableException unavailable) {
-    Request[] batch;
-    List<Request> dropped = List.of(); // requests past their deadline: rare, so made only when one is
+  private void next(Lane lane, boolean async, StoreUnavailableException unavailable) {
+    Request[] batch = NONE;
+    Request[] second = NONE; // rare: both calls may start when the one that ended held an asynchronous request
+    List<Request> dropped = null; // requests past their deadline: rare, so made only when one is
     synchronized (lane) {
+      lane.ended(async);
       ArrayDeque<Request> waiting = lane.waiting;
       if (unavailable != null) {
-        batch = NONE;
         dropped = new ArrayList<>(waiting);
         waiting.clear();
-      } else {
-        batch = new Request[Math.min(MAX_BATCH, waiting.size())];
-        int taken = 0;
-        while (taken < batch.length && !waiting.isEmpty()) {
+      }
+      while (!waiting.isEmpty() && lane.mayStart()) {
+        Request[] taken = new Request[Math.min(MAX_BATCH, waiting.size())];
+        int n = 0;
+        while (n < taken.length && !waiting.isEmpty()) {
           Request request = waiting.poll();
           if (!request.reply.isDone()) {
-            batch[taken++] = request;
+            taken[n++] = request;
           } else {
-            if (dropped.isEmpty()) {
+            if (dropped == null) {
               dropped = new ArrayList<>();
             }
             dropped.add(request);
           }
         }
-        if (taken < batch.length) {
-          batch = Arrays.copyOf(batch, taken);
+        if (n == 0) {
+          continue;
+        }
+        taken = n < taken.length ? Arrays.copyOf(taken, n) : taken;
+        lane.started(anyAsync(taken));
+        if (batch.length == 0) {
+          batch = taken;
+        } else {
+          second = taken;
         }
       }
-      if (batch.length == 0) {
-        lane.inFlight--;
-      }
     }
-    for (Request request : dropped) {
-      request.leave(backlog);
-      if (unavailable != null) {
-        request.reply.completeExceptionally(unavailable);
+    if (dropped != null) {
+      for (Request request : dropped) {
+        request.leave(backlog);
+        if (unavailable != null) {
+          request.reply.completeExceptionally(unavailable);
+        }
       }
     }
     if (batch.length > 0) {
       send(lane, batch);
+    }
+    if (second.length > 0) {
+      send(lane, second);
     }
   }
 

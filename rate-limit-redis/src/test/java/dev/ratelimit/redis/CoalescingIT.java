@@ -2,10 +2,16 @@ package dev.ratelimit.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
+import static org.awaitility.Awaitility.await;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.limiter.RateLimiter;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.event.command.CommandListener;
+import io.lettuce.core.event.command.CommandStartedEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +25,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -162,5 +170,107 @@ class CoalescingIT {
           .isEqualTo(LongStream.range(0, 300).boxed().toList());
     }
     assertThat(server.call("EXISTS", "ratelimit:{shared:ключ-日本}")).as("stored under its UTF-8 name").isEqualTo(1L);
+  }
+
+  /**
+   * A lane keeps two script calls in flight while the first holds only requests whose threads
+   * wait for them (ScriptBatcher.MAX_IN_FLIGHT): Redis paused (CLIENT PAUSE), a second thread's
+   * request is sent at once, not held behind the first. Script calls sent are counted by
+   * Lettuce's own command listener, as they are dispatched.
+   */
+  @Test
+  void secondSynchronousRequest_isSentWhileTheFirstIsInFlight() throws Exception {
+    try (Dispatched dispatched = new Dispatched()) {
+      RateLimiter limiter = dispatched.limiter("pipe", "token-bucket rate=10 period=365d");
+      assertThat(limiter.limit("pipe", "warm", 1).allowed()).isTrue(); // the library loaded, so no call is sent twice
+      int before = dispatched.scriptCalls.get();
+      ExecutorService pool = Executors.newFixedThreadPool(2);
+      server.call("CLIENT", "PAUSE", "20000", "WRITE");
+      try {
+        Future<Decision> first = pool.submit(() -> limiter.limit("pipe", "a", 1));
+        await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 1);
+        Future<Decision> second = pool.submit(() -> limiter.limit("pipe", "b", 1));
+        await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 2);
+        assertThat(first.isDone()).as("Redis paused: the first call is still in flight").isFalse();
+        server.call("CLIENT", "UNPAUSE");
+        assertThat(first.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(9, within(1e-3));
+        assertThat(second.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(9, within(1e-3));
+      } finally {
+        server.call("CLIENT", "UNPAUSE");
+        pool.shutdownNow();
+      }
+    }
+  }
+
+  /**
+   * While a call in flight holds a request no thread waits for, the lane starts no second one:
+   * that thread may send more on the key, and two calls in flight may reach Redis in either order
+   * (a call sent again after Redis lost the script, a write from Lettuce's event loop). So a
+   * thread's asynchronous request and its next one, synchronous, are decided in that order.
+   */
+  @Test
+  void requestAfterAnAsynchronousOne_waitsForItsCall() throws Exception {
+    try (Dispatched dispatched = new Dispatched()) {
+      RateLimiter limiter = dispatched.limiter("after", "token-bucket rate=10 period=365d");
+      assertThat(limiter.limit("after", "warm", 1).allowed()).isTrue();
+      int before = dispatched.scriptCalls.get();
+      ExecutorService pool = Executors.newSingleThreadExecutor();
+      server.call("CLIENT", "PAUSE", "20000", "WRITE");
+      try {
+        CompletableFuture<Decision> first = limiter.limitAsync("after", "k", 1).toCompletableFuture();
+        assertThat(dispatched.scriptCalls.get()).as("sent as it was taken on").isEqualTo(before + 1);
+        CompletableFuture<Decision> second = limiter.limitAsync("after", "k", 1).toCompletableFuture();
+        AtomicReference<Thread> waiter = new AtomicReference<>();
+        Future<Decision> third = pool.submit(() -> {
+          waiter.set(Thread.currentThread());
+          return limiter.limit("after", "k", 1);
+        });
+        // parked on its reply's deadline: its request taken on, and sent or held
+        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.get() != null
+            && waiter.get().getState() == Thread.State.TIMED_WAITING && dispatched.store.backlog().pending() == 3);
+        assertThat(dispatched.scriptCalls.get()).as("held behind the asynchronous call").isEqualTo(before + 1);
+        server.call("CLIENT", "UNPAUSE");
+        assertThat(first.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(9, within(1e-3));
+        assertThat(second.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(8, within(1e-3));
+        assertThat(third.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(7, within(1e-3));
+        assertThat(dispatched.scriptCalls.get()).as("the two held ones in one call").isEqualTo(before + 2);
+      } finally {
+        server.call("CLIENT", "UNPAUSE");
+        pool.shutdownNow();
+      }
+    }
+  }
+
+  /** A store on its own Lettuce client, whose script calls are counted as Lettuce dispatches them. */
+  private static final class Dispatched implements AutoCloseable {
+    final AtomicInteger scriptCalls = new AtomicInteger();
+    private final RedisClient client = RedisClient.create(server.uri());
+    private final StatefulRedisConnection<String, String> connection;
+    final RedisStore store;
+
+    Dispatched() {
+      client.addListener(new CommandListener() {
+        @Override
+        public void commandStarted(CommandStartedEvent event) {
+          String type = event.getCommand().getType().toString();
+          if (type.equals("FCALL") || type.equals("EVALSHA") || type.equals("EVAL")) {
+            scriptCalls.incrementAndGet();
+          }
+        }
+      });
+      connection = client.connect(StringCodec.UTF8);
+      store = RedisStore.builder().connection(connection).commandTimeout(Duration.ofSeconds(30)).build();
+    }
+
+    RateLimiter limiter(String name, String spec) {
+      return RateLimiter.builder().store(store).storeFailure(FailurePolicy.CLOSED).limit(name, spec).build();
+    }
+
+    @Override
+    public void close() {
+      store.close();
+      connection.close();
+      client.shutdown();
+    }
   }
 }
