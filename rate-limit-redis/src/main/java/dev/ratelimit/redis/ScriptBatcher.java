@@ -12,10 +12,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Sends one limit's requests to its script, coalesced: while a script call of this limit is in
- * flight (in a Cluster: for keys of the same slot, which one script can reach), further requests
- * wait in its {@link Lane}; when the call returns, all of them (up to {@link #MAX_BATCH}) go in
- * the next call, which decides them key by key and each key's requests in order, exactly as if
+ * Sends one limit's requests to its script, coalesced: while its {@link Lane} (in a Cluster: the
+ * lane of the keys of one slot, which one script can reach) has no call free to start
+ * ({@link #MAX_IN_FLIGHT}), further requests wait in it; when a call returns, all of them (up to
+ * {@link #MAX_BATCH}) go in the next call, which decides them key by key and each key's requests in order, exactly as if
  * they had come one by one. A request that finds no call in flight is sent at once, so
  * coalescing adds no latency without contention; under contention a hot key costs a script call
  * per round trip instead of one per request, and many keys share calls too.
