@@ -41,7 +41,9 @@ final class ScriptBatcher {
    * while the one in flight holds synchronous requests alone ({@link Lane#mayStart}): two calls
    * in flight may reach Redis in either order (netty writes from its event loop at once while
    * writes from other threads queue, and a call Redis has lost the script for is sent again), and
-   * a thread that waits for its request has no later one to be decided out of order with it.
+   * a thread that waits for its request has no later one to be decided out of order with it;
+   * and only on keys the one in flight does not hold, so a hot key's requests still share one
+   * call at a time.
    */
   static final int MAX_IN_FLIGHT = 2;
   private final RedisStore store;
@@ -195,57 +197,79 @@ final class ScriptBatcher {
    */
   private static final class Lane {
     private final ArrayDeque<Request> waiting = new ArrayDeque<>();
-    /** Calls in flight. */
-    private int inFlight;
-    /** Calls in flight holding an asynchronous request: one whose thread may have sent another since. */
-    private int asyncInFlight;
+    /** The calls in flight, the earlier first; {@code null} for none. */
+    private Request[] first;
+    private Request[] second;
 
     /**
-     * Whether another call may start now: the first, or a second while the one in flight holds
-     * only requests whose threads wait for them. Whatever order two calls then reach Redis in, no
-     * thread's requests change order: a thread waiting in the first call has none in the second.
+     * Whether a call whose first request is on {@code key} may start now: when none is in flight;
+     * or as the second, while the one in flight holds only requests whose threads wait for them
+     * and none on this key. Whatever order two calls then reach Redis in, no thread's requests
+     * change order: a thread waiting in the first call has none in the second. And a key's
+     * requests are not split over two calls at once: each call reads and writes its keys once,
+     * so a hot key split in two cost Redis a read and a write more per call and the event loop a
+     * reply more, for no overlap gained (docs/benchmarks.md §4, seventh session).
      */
-    boolean mayStart() {
-      return inFlight == 0 || (inFlight < MAX_IN_FLIGHT && asyncInFlight == 0);
+    boolean mayStart(String key) {
+      return first == null || (second == null && !anyAsync(first) && !holds(first, key));
     }
 
-    void started(boolean async) {
-      inFlight++;
-      if (async) {
-        asyncInFlight++;
+    void started(Request[] call) {
+      if (first == null) {
+        first = call;
+      } else {
+        second = call;
       }
     }
 
-    void ended(boolean async) {
-      inFlight--;
-      if (async) {
-        asyncInFlight--;
+    void ended(Request[] call) {
+      if (first == call) {
+        first = second;
       }
+      second = null;
+    }
+
+    /** The call in flight that a second would run beside, when there is one. */
+    Request[] inFlight() {
+      return first;
     }
   }
 
-  /** Sends the request, or queues it behind its lane's call in flight. */
+  /** Sends the request, or queues it behind its lane's calls in flight. */
   private Request submit(Request request) {
+    Request[] call = {request};
     if (!store.coalescing()) {
-      send(null, new Request[] {request});
+      send(null, call);
       return request;
     }
     Lane lane = laneOf(request.redisKey);
     synchronized (lane) {
-      if (!lane.waiting.isEmpty() || !lane.mayStart()) {
+      if (!lane.waiting.isEmpty() || !lane.mayStart(request.redisKey)) {
         lane.waiting.add(request);
         return request;
       }
-      lane.started(!request.waitedFor); // nothing waits: this request goes after all sent before
+      lane.started(call); // nothing waits: this request goes after all sent before
     }
-    send(lane, new Request[] {request});
+    send(lane, call);
     return request;
   }
 
-  /** Whether a batch holds a request no thread waits for. */
-  private static boolean anyAsync(Request[] batch) {
-    for (Request request : batch) {
+  /** Whether a call holds a request no thread waits for. */
+  private static boolean anyAsync(Request[] call) {
+    for (Request request : call) {
       if (!request.waitedFor) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether a call holds a request on {@code key} (at most {@link #MAX_BATCH} to look at). */
+  private static boolean holds(Request[] call, String key) {
+    int hash = key.hashCode();
+    for (Request request : call) {
+      String other = request.redisKey;
+      if (other.hashCode() == hash && other.equals(key)) {
         return true;
       }
     }
@@ -287,11 +311,11 @@ final class ScriptBatcher {
         args[ScriptArguments.requestsOf(k)] = grouped.requestList(k);
       }
     }
-    store.runner().run(script, keys, args).whenComplete((reply, failure) -> returned(lane, ordered, reply, failure));
+    store.runner().run(script, keys, args).whenComplete((reply, failure) -> returned(lane, batch, ordered, reply, failure));
   }
 
   /** A call's reply (or failure) handed to its requests, and the lane's next calls sent first. */
-  private void returned(Lane lane, Request[] ordered, byte[] reply, Throwable failure) {
+  private void returned(Lane lane, Request[] call, Request[] ordered, byte[] reply, Throwable failure) {
     Throwable error = failure;
     Args.Answer[] replies = null;
     if (error == null) {
@@ -312,7 +336,7 @@ final class ScriptBatcher {
     if (lane != null) {
       // the next call first, so that Redis works while this one's callers wake up (handing
       // that to a caller's thread, as the replies below, would delay it by a thread's wake-up)
-      next(lane, anyAsync(ordered), cause instanceof StoreUnavailableException unavailable ? unavailable : null);
+      next(lane, call, cause instanceof StoreUnavailableException unavailable ? unavailable : null);
     }
     if (cause != null) {
       for (Request request : ordered) {
@@ -394,26 +418,28 @@ final class ScriptBatcher {
   }
 
   /**
-   * After a call ({@code async}: whether it held an asynchronous request): the lane's waiting
-   * requests go in the next calls, as many as may start, but for those already past their
-   * deadline, which are dropped unsent. When Redis is unavailable they fail at once with the
-   * same cause, rather than each waiting out its own deadline.
+   * After a call ({@code ended}, as it was sent): the lane's waiting requests go in the next
+   * calls, as many as may start, but for those already past their deadline, which are dropped
+   * unsent. A call beside one still in flight takes the waiting requests up to the first on a
+   * key that one holds (the rest wait for it, in order). When Redis is unavailable they fail at
+   * once with the same cause, rather than each waiting out its own deadline.
    */
-  private void next(Lane lane, boolean async, StoreUnavailableException unavailable) {
+  private void next(Lane lane, Request[] ended, StoreUnavailableException unavailable) {
     Request[] batch = NONE;
-    Request[] second = NONE; // rare: both calls may start when the one that ended held an asynchronous request
+    Request[] second = NONE; // when the lane emptied and more than a batch waits
     List<Request> dropped = null; // requests past their deadline: rare, so made only when one is
     synchronized (lane) {
-      lane.ended(async);
+      lane.ended(ended);
       ArrayDeque<Request> waiting = lane.waiting;
       if (unavailable != null) {
         dropped = new ArrayList<>(waiting);
         waiting.clear();
       }
-      while (!waiting.isEmpty() && lane.mayStart()) {
+      while (!waiting.isEmpty() && lane.mayStart(waiting.peek().redisKey)) {
+        Request[] beside = lane.inFlight();
         Request[] taken = new Request[Math.min(MAX_BATCH, waiting.size())];
         int n = 0;
-        while (n < taken.length && !waiting.isEmpty()) {
+        while (n < taken.length && !waiting.isEmpty() && (beside == null || !holds(beside, waiting.peek().redisKey))) {
           Request request = waiting.poll();
           if (!request.reply.isDone()) {
             taken[n++] = request;
@@ -428,7 +454,7 @@ final class ScriptBatcher {
           continue;
         }
         taken = n < taken.length ? Arrays.copyOf(taken, n) : taken;
-        lane.started(anyAsync(taken));
+        lane.started(taken);
         if (batch.length == 0) {
           batch = taken;
         } else {

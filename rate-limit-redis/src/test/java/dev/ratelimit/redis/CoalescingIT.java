@@ -203,6 +203,48 @@ class CoalescingIT {
   }
 
   /**
+   * A second call never holds a key the call in flight holds: a hot key's requests wait and go
+   * together in the next call (one read and one write of the key for all of them), rather than
+   * each in a call of its own beside the first.
+   */
+  @Test
+  void secondRequestOnTheKeyInFlight_waitsForItsCall() throws Exception {
+    try (Dispatched dispatched = new Dispatched()) {
+      RateLimiter limiter = dispatched.limiter("same", "token-bucket rate=10 period=365d");
+      assertThat(limiter.limit("same", "warm", 1).allowed()).isTrue();
+      int before = dispatched.scriptCalls.get();
+      ExecutorService pool = Executors.newFixedThreadPool(3);
+      server.call("CLIENT", "PAUSE", "20000", "WRITE");
+      try {
+        Future<Decision> first = pool.submit(() -> limiter.limit("same", "k", 1));
+        await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 1);
+        List<AtomicReference<Thread>> waiters = List.of(new AtomicReference<>(), new AtomicReference<>());
+        List<Future<Decision>> later = new ArrayList<>();
+        for (AtomicReference<Thread> waiter : waiters) {
+          later.add(pool.submit(() -> {
+            waiter.set(Thread.currentThread());
+            return limiter.limit("same", "k", 1);
+          }));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> waiters.stream().allMatch(w -> w.get() != null
+            && w.get().getState() == Thread.State.TIMED_WAITING) && dispatched.store.backlog().pending() == 3);
+        assertThat(dispatched.scriptCalls.get()).as("held behind the call on their key").isEqualTo(before + 1);
+        server.call("CLIENT", "UNPAUSE");
+        assertThat(first.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(9, within(1e-3));
+        List<Long> remaining = new ArrayList<>();
+        for (Future<Decision> decision : later) {
+          remaining.add(Math.round(decision.get(10, TimeUnit.SECONDS).remaining()));
+        }
+        assertThat(remaining).containsExactlyInAnyOrder(7L, 8L);
+        assertThat(dispatched.scriptCalls.get()).as("the two held ones in one call").isEqualTo(before + 2);
+      } finally {
+        server.call("CLIENT", "UNPAUSE");
+        pool.shutdownNow();
+      }
+    }
+  }
+
+  /**
    * While a call in flight holds a request no thread waits for, the lane starts no second one:
    * that thread may send more on the key, and two calls in flight may reach Redis in either order
    * (a call sent again after Redis lost the script, a write from Lettuce's event loop). So a
