@@ -296,9 +296,10 @@ final class WordKeySpace extends InMemoryKeySpace {
    * as one. What it costs: the loser waits once, about 50-60 µs on Linux (the timer slack of a
    * 1 ns park), and only when another thread wrote the same key at that instant; its later losses
    * retry at once, as before (lock-free; a decision waits again only if its cell dies meanwhile);
-   * no lock is held. It is no less fair than the compare-and-set was: the winner keeps its lead
-   * while the loser sleeps. Spinning instead ({@link Thread#onSpinWait}, growing up to 16 to 1024
-   * times) was tried: as often slower as faster than no back-off.
+   * no lock is held; an interrupted thread does not wait (its interrupt stays set). It is no less
+   * fair than the compare-and-set was: the winner keeps its lead while the loser sleeps. Spinning
+   * instead ({@link Thread#onSpinWait}, growing up to 16 to 1024 times) was tried: as often slower
+   * as faster than no back-off.
    */
   private static void backOff() {
     LockSupport.parkNanos(1);
