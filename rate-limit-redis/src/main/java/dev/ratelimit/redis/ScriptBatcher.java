@@ -451,7 +451,10 @@ final class ScriptBatcher {
           }
         }
         if (n == 0) {
-          continue;
+          if (beside != null) {
+            break; // only late requests taken: the rest wait for the call beside
+          }
+          continue; // only late requests taken: the lane is empty, so look again
         }
         taken = n < taken.length ? Arrays.copyOf(taken, n) : taken;
         lane.started(taken);

@@ -16,7 +16,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -26,7 +28,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -180,26 +181,16 @@ class CoalescingIT {
    */
   @Test
   void secondSynchronousRequest_isSentWhileTheFirstIsInFlight() throws Exception {
-    try (Dispatched dispatched = new Dispatched()) {
-      RateLimiter limiter = dispatched.limiter("pipe", "token-bucket rate=10 period=365d");
-      assertThat(limiter.limit("pipe", "warm", 1).allowed()).isTrue(); // the library loaded, so no call is sent twice
-      int before = dispatched.scriptCalls.get();
-      ExecutorService pool = Executors.newFixedThreadPool(2);
-      server.call("CLIENT", "PAUSE", "20000", "WRITE");
-      try {
-        Future<Decision> first = pool.submit(() -> limiter.limit("pipe", "a", 1));
-        await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 1);
-        Future<Decision> second = pool.submit(() -> limiter.limit("pipe", "b", 1));
-        await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 2);
-        assertThat(first.isDone()).as("Redis paused: the first call is still in flight").isFalse();
-        server.call("CLIENT", "UNPAUSE");
-        assertThat(first.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(9, within(1e-3));
-        assertThat(second.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(9, within(1e-3));
-      } finally {
-        server.call("CLIENT", "UNPAUSE");
-        pool.shutdownNow();
-      }
-    }
+    whilePaused("pipe", (limiter, dispatched, before, pool) -> {
+      Future<Decision> first = pool.submit(() -> limiter.limit("pipe", "a", 1));
+      await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 1);
+      Future<Decision> second = pool.submit(() -> limiter.limit("pipe", "b", 1));
+      await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 2);
+      assertThat(first.isDone()).as("Redis paused: the first call is still in flight").isFalse();
+      server.call("CLIENT", "UNPAUSE");
+      assertThat(first.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(9, within(1e-3));
+      assertThat(second.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(9, within(1e-3));
+    });
   }
 
   /**
@@ -209,39 +200,23 @@ class CoalescingIT {
    */
   @Test
   void secondRequestOnTheKeyInFlight_waitsForItsCall() throws Exception {
-    try (Dispatched dispatched = new Dispatched()) {
-      RateLimiter limiter = dispatched.limiter("same", "token-bucket rate=10 period=365d");
-      assertThat(limiter.limit("same", "warm", 1).allowed()).isTrue();
-      int before = dispatched.scriptCalls.get();
-      ExecutorService pool = Executors.newFixedThreadPool(3);
-      server.call("CLIENT", "PAUSE", "20000", "WRITE");
-      try {
-        Future<Decision> first = pool.submit(() -> limiter.limit("same", "k", 1));
-        await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 1);
-        List<AtomicReference<Thread>> waiters = List.of(new AtomicReference<>(), new AtomicReference<>());
-        List<Future<Decision>> later = new ArrayList<>();
-        for (AtomicReference<Thread> waiter : waiters) {
-          later.add(pool.submit(() -> {
-            waiter.set(Thread.currentThread());
-            return limiter.limit("same", "k", 1);
-          }));
-        }
-        await().atMost(Duration.ofSeconds(10)).until(() -> waiters.stream().allMatch(w -> w.get() != null
-            && w.get().getState() == Thread.State.TIMED_WAITING) && dispatched.store.backlog().pending() == 3);
-        assertThat(dispatched.scriptCalls.get()).as("held behind the call on their key").isEqualTo(before + 1);
-        server.call("CLIENT", "UNPAUSE");
-        assertThat(first.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(9, within(1e-3));
-        List<Long> remaining = new ArrayList<>();
-        for (Future<Decision> decision : later) {
-          remaining.add(Math.round(decision.get(10, TimeUnit.SECONDS).remaining()));
-        }
-        assertThat(remaining).containsExactlyInAnyOrder(7L, 8L);
-        assertThat(dispatched.scriptCalls.get()).as("the two held ones in one call").isEqualTo(before + 2);
-      } finally {
-        server.call("CLIENT", "UNPAUSE");
-        pool.shutdownNow();
+    whilePaused("same", (limiter, dispatched, before, pool) -> {
+      Future<Decision> first = pool.submit(() -> limiter.limit("same", "k", 1));
+      await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 1);
+      Queue<Thread> threads = new ConcurrentLinkedQueue<>();
+      List<Future<Decision>> later = List.of(submitNoted(pool, threads, () -> limiter.limit("same", "k", 1)),
+          submitNoted(pool, threads, () -> limiter.limit("same", "k", 1)));
+      await().atMost(Duration.ofSeconds(10)).until(() -> parked(threads, 2) && dispatched.store.backlog().pending() == 3);
+      assertThat(dispatched.scriptCalls.get()).as("held behind the call on their key").isEqualTo(before + 1);
+      server.call("CLIENT", "UNPAUSE");
+      assertThat(first.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(9, within(1e-3));
+      List<Long> remaining = new ArrayList<>();
+      for (Future<Decision> decision : later) {
+        remaining.add(Math.round(decision.get(10, TimeUnit.SECONDS).remaining()));
       }
-    }
+      assertThat(remaining).containsExactlyInAnyOrder(7L, 8L);
+      assertThat(dispatched.scriptCalls.get()).as("the two held ones in one call").isEqualTo(before + 2);
+    });
   }
 
   /**
@@ -252,35 +227,62 @@ class CoalescingIT {
    */
   @Test
   void requestAfterAnAsynchronousOne_waitsForItsCall() throws Exception {
+    whilePaused("after", (limiter, dispatched, before, pool) -> {
+      CompletableFuture<Decision> first = limiter.limitAsync("after", "k", 1).toCompletableFuture();
+      assertThat(dispatched.scriptCalls.get()).as("sent as it was taken on").isEqualTo(before + 1);
+      CompletableFuture<Decision> second = limiter.limitAsync("after", "k", 1).toCompletableFuture();
+      Queue<Thread> threads = new ConcurrentLinkedQueue<>();
+      Future<Decision> third = submitNoted(pool, threads, () -> limiter.limit("after", "k", 1));
+      await().atMost(Duration.ofSeconds(10)).until(() -> parked(threads, 1) && dispatched.store.backlog().pending() == 3);
+      assertThat(dispatched.scriptCalls.get()).as("held behind the asynchronous call").isEqualTo(before + 1);
+      server.call("CLIENT", "UNPAUSE");
+      assertThat(first.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(9, within(1e-3));
+      assertThat(second.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(8, within(1e-3));
+      assertThat(third.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(7, within(1e-3));
+      assertThat(dispatched.scriptCalls.get()).as("the two held ones in one call").isEqualTo(before + 2);
+    });
+  }
+
+  /** A test's steps with Redis paused for writes: its limiter, store, script calls sent before, threads. */
+  private interface WhilePaused {
+    void run(RateLimiter limiter, Dispatched dispatched, int before, ExecutorService pool) throws Exception;
+  }
+
+  /**
+   * Runs {@code test} on a token bucket of 10 of a store of its own, its script loaded (so that no
+   * call is sent twice), while Redis runs no write (CLIENT PAUSE ... WRITE: calls sent stay in
+   * flight), and lets Redis go on after.
+   */
+  private static void whilePaused(String name, WhilePaused test) throws Exception {
     try (Dispatched dispatched = new Dispatched()) {
-      RateLimiter limiter = dispatched.limiter("after", "token-bucket rate=10 period=365d");
-      assertThat(limiter.limit("after", "warm", 1).allowed()).isTrue();
+      RateLimiter limiter = dispatched.limiter(name, "token-bucket rate=10 period=365d");
+      assertThat(limiter.limit(name, "warm", 1).allowed()).isTrue();
       int before = dispatched.scriptCalls.get();
-      ExecutorService pool = Executors.newSingleThreadExecutor();
+      ExecutorService pool = Executors.newFixedThreadPool(3);
       server.call("CLIENT", "PAUSE", "20000", "WRITE");
       try {
-        CompletableFuture<Decision> first = limiter.limitAsync("after", "k", 1).toCompletableFuture();
-        assertThat(dispatched.scriptCalls.get()).as("sent as it was taken on").isEqualTo(before + 1);
-        CompletableFuture<Decision> second = limiter.limitAsync("after", "k", 1).toCompletableFuture();
-        AtomicReference<Thread> waiter = new AtomicReference<>();
-        Future<Decision> third = pool.submit(() -> {
-          waiter.set(Thread.currentThread());
-          return limiter.limit("after", "k", 1);
-        });
-        // parked on its reply's deadline: its request taken on, and sent or held
-        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.get() != null
-            && waiter.get().getState() == Thread.State.TIMED_WAITING && dispatched.store.backlog().pending() == 3);
-        assertThat(dispatched.scriptCalls.get()).as("held behind the asynchronous call").isEqualTo(before + 1);
-        server.call("CLIENT", "UNPAUSE");
-        assertThat(first.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(9, within(1e-3));
-        assertThat(second.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(8, within(1e-3));
-        assertThat(third.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(7, within(1e-3));
-        assertThat(dispatched.scriptCalls.get()).as("the two held ones in one call").isEqualTo(before + 2);
+        test.run(limiter, dispatched, before, pool);
       } finally {
         server.call("CLIENT", "UNPAUSE");
         pool.shutdownNow();
       }
     }
+  }
+
+  /** A synchronous decision on the pool, its thread noted in {@code threads}. */
+  private static Future<Decision> submitNoted(ExecutorService pool, Queue<Thread> threads, Callable<Decision> decision) {
+    return pool.submit(() -> {
+      threads.add(Thread.currentThread());
+      return decision.call();
+    });
+  }
+
+  /**
+   * Whether {@code count} noted threads park on their replies' deadlines: a thread parks only
+   * once its request is taken on, and sent or held.
+   */
+  private static boolean parked(Queue<Thread> threads, int count) {
+    return threads.size() == count && threads.stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING);
   }
 
   /** A store on its own Lettuce client, whose script calls are counted as Lettuce dispatches them. */
