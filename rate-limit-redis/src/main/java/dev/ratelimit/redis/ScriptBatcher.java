@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Sends one limit's requests to its script, coalesced: while its {@link Lane} (in a Cluster: the
- * lane of the keys of one slot, which one script can reach) has no call free to start
- * ({@link #MAX_IN_FLIGHT}), further requests wait in it; when a call returns, all of them (up to
+ * lane of the keys of one slot, which one script can reach) may start no call
+ * ({@link Lane#mayStart}), further requests wait in it; when a call returns, all of them (up to
  * {@link #MAX_BATCH}) go in the next call, which decides them key by key and each key's requests in order, exactly as if
  * they had come one by one. A request that finds no call in flight is sent at once, so
  * coalescing adds no latency without contention; under contention a hot key costs a script call
@@ -34,18 +34,6 @@ final class ScriptBatcher {
    * how long a request waits behind one.
    */
   static final int MAX_BATCH = 64;
-  /**
-   * Script calls of one lane in flight at a time: two, so that Redis decides one call while the
-   * client reads the other's reply and sends the next (with one, a lane of 32 callers kept the
-   * two cores 1.26 busy: docs/benchmarks.md §4, seventh session). A second call starts only
-   * while the one in flight holds synchronous requests alone ({@link Lane#mayStart}): two calls
-   * in flight may reach Redis in either order (netty writes from its event loop at once while
-   * writes from other threads queue, and a call Redis has lost the script for is sent again), and
-   * a thread that waits for its request has no later one to be decided out of order with it;
-   * and only on keys the one in flight does not hold, so a hot key's requests still share one
-   * call at a time.
-   */
-  static final int MAX_IN_FLIGHT = 2;
   private final RedisStore store;
   private final Backlog backlog;
   private final Script script;
@@ -190,48 +178,80 @@ final class ScriptBatcher {
   }
 
   /**
-   * The requests of some of this limit's keys (in a Cluster: of one slot): at most
-   * {@link #MAX_IN_FLIGHT} script calls at a time, the other requests waiting for the next.
-   * Requests are sent in the order they come (one connection keeps that order to Redis), so each
-   * key's requests are decided in order.
+   * The requests of some of this limit's keys (in a Cluster: of one slot): at most two script
+   * calls in flight, so that Redis decides one while the client reads the other's reply and sends
+   * the next (with one, a lane of 32 callers kept the two cores 1.26 busy: docs/benchmarks.md §4,
+   * seventh session); the other requests wait for the next. Requests are sent in the order they
+   * come (one connection keeps that order to Redis), so each key's requests are decided in order.
    */
   private static final class Lane {
     private final ArrayDeque<Request> waiting = new ArrayDeque<>();
     /** The calls in flight, the earlier first; {@code null} for none. */
-    private Request[] first;
-    private Request[] second;
+    private Flight first;
+    private Flight second;
 
     /**
      * Whether a call whose first request is on {@code key} may start now: when none is in flight;
      * or as the second, while the one in flight holds only requests whose threads wait for them
-     * and none on this key. Whatever order two calls then reach Redis in, no thread's requests
-     * change order: a thread waiting in the first call has none in the second. And a key's
-     * requests are not split over two calls at once: each call reads and writes its keys once,
-     * so a hot key split in two cost Redis a read and a write more per call and the event loop a
-     * reply more, for no overlap gained (docs/benchmarks.md §4, seventh session).
+     * and none on this key. Two calls in flight may reach Redis in either order (netty writes from
+     * its event loop at once while writes from other threads queue, and a call Redis has lost the
+     * script for is sent again), but a thread waiting in the first call has no request in the
+     * second, so no thread's requests change order. And a key's requests are not split over two
+     * calls at once: each call reads and writes its keys once, so a hot key split in two cost
+     * Redis a read and a write more per call and the event loop a reply more, for no overlap
+     * gained (docs/benchmarks.md §4, seventh session).
      */
     boolean mayStart(String key) {
-      return first == null || (second == null && !anyAsync(first) && !holds(first, key));
+      return first == null || (second == null && !first.async && !first.holds(key));
     }
 
-    void started(Request[] call) {
+    /** The call in flight a call starting now runs beside ({@code null}: none). */
+    Flight beside() {
+      return first;
+    }
+
+    Flight started(Request[] call) {
+      Flight flight = new Flight(call);
       if (first == null) {
-        first = call;
+        first = flight;
       } else {
-        second = call;
+        second = flight;
       }
+      return flight;
     }
 
-    void ended(Request[] call) {
-      if (first == call) {
+    void ended(Flight flight) {
+      if (first == flight) {
         first = second;
       }
       second = null;
     }
+  }
 
-    /** The call in flight that a second would run beside, when there is one. */
-    Request[] inFlight() {
-      return first;
+  /** One script call's requests, and whether one of them has no thread waiting for it. */
+  private static final class Flight {
+    final Request[] requests;
+    final boolean async;
+
+    Flight(Request[] requests) {
+      this.requests = requests;
+      boolean any = false;
+      for (Request request : requests) {
+        any |= !request.waitedFor;
+      }
+      this.async = any;
+    }
+
+    /** Whether it holds a request on {@code key} (at most {@link #MAX_BATCH} to look at). */
+    boolean holds(String key) {
+      int hash = key.hashCode();
+      for (Request request : requests) {
+        String other = request.redisKey;
+        if (other.hashCode() == hash && other.equals(key)) {
+          return true;
+        }
+      }
+      return false;
     }
   }
 
@@ -239,41 +259,20 @@ final class ScriptBatcher {
   private Request submit(Request request) {
     Request[] call = {request};
     if (!store.coalescing()) {
-      send(null, call);
+      send(null, new Flight(call));
       return request;
     }
     Lane lane = laneOf(request.redisKey);
+    Flight flight;
     synchronized (lane) {
       if (!lane.waiting.isEmpty() || !lane.mayStart(request.redisKey)) {
         lane.waiting.add(request);
         return request;
       }
-      lane.started(call); // nothing waits: this request goes after all sent before
+      flight = lane.started(call); // nothing waits: this request goes after all sent before
     }
-    send(lane, call);
+    send(lane, flight);
     return request;
-  }
-
-  /** Whether a call holds a request no thread waits for. */
-  private static boolean anyAsync(Request[] call) {
-    for (Request request : call) {
-      if (!request.waitedFor) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Whether a call holds a request on {@code key} (at most {@link #MAX_BATCH} to look at). */
-  private static boolean holds(Request[] call, String key) {
-    int hash = key.hashCode();
-    for (Request request : call) {
-      String other = request.redisKey;
-      if (other.hashCode() == hash && other.equals(key)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**
@@ -292,7 +291,8 @@ final class ScriptBatcher {
    * lane's next batch, if any. This often runs on Lettuce's event loop (when a call returns), so
    * it only puts together what the callers' threads have prepared, in arrays sized once.
    */
-  private void send(Lane lane, Request[] batch) {
+  private void send(Lane lane, Flight flight) {
+    Request[] batch = flight.requests;
     Request[] ordered;
     String[] keys;
     String[] args;
@@ -311,11 +311,11 @@ final class ScriptBatcher {
         args[ScriptArguments.requestsOf(k)] = grouped.requestList(k);
       }
     }
-    store.runner().run(script, keys, args).whenComplete((reply, failure) -> returned(lane, batch, ordered, reply, failure));
+    store.runner().run(script, keys, args).whenComplete((reply, failure) -> returned(lane, flight, ordered, reply, failure));
   }
 
   /** A call's reply (or failure) handed to its requests, and the lane's next calls sent first. */
-  private void returned(Lane lane, Request[] call, Request[] ordered, byte[] reply, Throwable failure) {
+  private void returned(Lane lane, Flight flight, Request[] ordered, byte[] reply, Throwable failure) {
     Throwable error = failure;
     Args.Answer[] replies = null;
     if (error == null) {
@@ -336,7 +336,7 @@ final class ScriptBatcher {
     if (lane != null) {
       // the next call first, so that Redis works while this one's callers wake up (handing
       // that to a caller's thread, as the replies below, would delay it by a thread's wake-up)
-      next(lane, call, cause instanceof StoreUnavailableException unavailable ? unavailable : null);
+      next(lane, flight, cause instanceof StoreUnavailableException unavailable ? unavailable : null);
     }
     if (cause != null) {
       for (Request request : ordered) {
@@ -424,9 +424,9 @@ final class ScriptBatcher {
    * key that one holds (the rest wait for it, in order). When Redis is unavailable they fail at
    * once with the same cause, rather than each waiting out its own deadline.
    */
-  private void next(Lane lane, Request[] ended, StoreUnavailableException unavailable) {
-    Request[] batch = NONE;
-    Request[] second = NONE; // when the lane emptied and more than a batch waits
+  private void next(Lane lane, Flight ended, StoreUnavailableException unavailable) {
+    Flight batch = null;
+    Flight second = null; // when the lane emptied and more than a batch waits
     List<Request> dropped = null; // requests past their deadline: rare, so made only when one is
     synchronized (lane) {
       lane.ended(ended);
@@ -436,10 +436,10 @@ final class ScriptBatcher {
         waiting.clear();
       }
       while (!waiting.isEmpty() && lane.mayStart(waiting.peek().redisKey)) {
-        Request[] beside = lane.inFlight();
+        Flight beside = lane.beside();
         Request[] taken = new Request[Math.min(MAX_BATCH, waiting.size())];
         int n = 0;
-        while (n < taken.length && !waiting.isEmpty() && (beside == null || !holds(beside, waiting.peek().redisKey))) {
+        while (n < taken.length && !waiting.isEmpty() && (beside == null || !beside.holds(waiting.peek().redisKey))) {
           Request request = waiting.poll();
           if (!request.reply.isDone()) {
             taken[n++] = request;
@@ -456,12 +456,11 @@ final class ScriptBatcher {
           }
           continue; // only late requests taken: the lane is empty, so look again
         }
-        taken = n < taken.length ? Arrays.copyOf(taken, n) : taken;
-        lane.started(taken);
-        if (batch.length == 0) {
-          batch = taken;
+        Flight started = lane.started(n < taken.length ? Arrays.copyOf(taken, n) : taken);
+        if (batch == null) {
+          batch = started;
         } else {
-          second = taken;
+          second = started;
         }
       }
     }
@@ -473,15 +472,14 @@ final class ScriptBatcher {
         }
       }
     }
-    if (batch.length > 0) {
+    if (batch != null) {
       send(lane, batch);
     }
-    if (second.length > 0) {
+    if (second != null) {
       send(lane, second);
     }
   }
 
-  private static final Request[] NONE = new Request[0];
 
   @Override
   public String toString() {

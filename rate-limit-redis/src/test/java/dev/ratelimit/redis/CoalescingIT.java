@@ -175,7 +175,7 @@ class CoalescingIT {
 
   /**
    * A lane keeps two script calls in flight while the first holds only requests whose threads
-   * wait for them (ScriptBatcher.MAX_IN_FLIGHT): Redis paused (CLIENT PAUSE), a second thread's
+   * wait for them (ScriptBatcher.Lane.mayStart): Redis paused (CLIENT PAUSE), a second thread's
    * request is sent at once, not held behind the first. Script calls sent are counted by
    * Lettuce's own command listener, as they are dispatched.
    */
