@@ -107,7 +107,18 @@ final class Backlog {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new StoreUnavailableException("interrupted while waiting for Redis at " + where, e);
+      // failed here as at the deadline, so that a decision still queued is never sent: its
+      // caller has the failure policy's answer, and Redis must not take its units as well
+      StoreUnavailableException interrupted = new StoreUnavailableException(
+          "interrupted while waiting for Redis at " + where, e);
+      if (reply.completeExceptionally(interrupted)) {
+        throw interrupted;
+      }
+      try {
+        return reply.join(); // answered just now
+      } catch (RuntimeException failed) {
+        throw rethrown(failed);
+      }
     }
   }
 

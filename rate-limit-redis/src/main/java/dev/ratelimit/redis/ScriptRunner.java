@@ -116,6 +116,11 @@ final class ScriptRunner {
    */
   private void call(RedisFunctionAsyncCommands<String, String> byFunction, Script script, String[] keys, String[] args,
       boolean mayLoad, CompletableFuture<byte[]> result, Timeout guard) {
+    if (result.isDone()) {
+      // sent again (after a load, or by EVAL) past the command timeout: its requests were
+      // decided without Redis (the failure policy), so Redis must not take their units too
+      return;
+    }
     RedisFuture<byte[]> reply;
     try {
       reply = dispatch(CommandType.FCALL, script.function(), keys, args);
@@ -133,8 +138,14 @@ final class ScriptRunner {
       if (refusesFunctions(error)) {
         functions = null;
         send(script, keys, args, true, result, guard);
-      } else if (mayLoad && unwrap(error) instanceof RedisCommandExecutionException refused
+      } else if (unwrap(error) instanceof RedisCommandExecutionException refused
           && String.valueOf(refused.getMessage()).startsWith("ERR Function not found")) {
+        if (!mayLoad) {
+          // lost again between FUNCTION LOAD and this FCALL (flushed twice within a round
+          // trip): EVAL carries the script itself, so no flush can make it fail like this
+          send(script, keys, args, false, result, guard);
+          return;
+        }
         byFunction.functionLoad(script.library(), true).whenComplete((name, loadError) -> {
           if (loadError == null) {
             call(byFunction, script, keys, args, false, result, guard);
@@ -155,6 +166,9 @@ final class ScriptRunner {
 
   private void send(Script script, String[] keys, String[] args, boolean bySha,
       CompletableFuture<byte[]> result, Timeout guard) {
+    if (result.isDone()) {
+      return; // past the command timeout: not sent again (see call)
+    }
     RedisFuture<byte[]> reply;
     try {
       reply = bySha ? dispatch(CommandType.EVALSHA, script.sha(), keys, args)
