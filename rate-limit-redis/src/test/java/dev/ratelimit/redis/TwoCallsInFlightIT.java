@@ -80,75 +80,98 @@ class TwoCallsInFlightIT {
    */
   @Test
   void scriptLostMidFlight_everyKeyAdmitsExactlyItsCapacity() throws Exception {
-    try (Dispatched dispatched = new Dispatched(Duration.ofSeconds(5))) {
-      RateLimiter limiter = dispatched.limiter("flush", "token-bucket rate=40 period=365d", FailurePolicy.CLOSED);
-      int threads = 12;
-      int keys = 24;
-      int perThread = 120; // each thread 5 on every key (7 and 24 coprime): 60 per key
-      Map<String, Queue<Long>> admitted = new ConcurrentHashMap<>();
-      Map<String, AtomicInteger> denied = new ConcurrentHashMap<>();
-      for (int k = 0; k < keys; k++) {
-        admitted.put("k" + k, new ConcurrentLinkedQueue<>());
-        denied.put("k" + k, new AtomicInteger());
-      }
-      Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
-      AtomicBoolean running = new AtomicBoolean(true);
-      AtomicInteger flushes = new AtomicInteger();
-      CountDownLatch start = new CountDownLatch(1);
-      ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
-      try {
-        Future<?> flusher = pool.submit(() -> {
+    try (Dispatched dispatched = new Dispatched(server.uri(), Duration.ofSeconds(5))) {
+      flushStorm(dispatched, "flush");
+      assertThat(dispatched.loads.get()).as("libraries loaded again after a flush").isGreaterThan(1);
+    }
+  }
+
+  /**
+   * The same by EVALSHA (an ACL that refuses FCALL, as on a server before Redis 7): every call
+   * that finds the script gone (NOSCRIPT) is sent again by EVAL, which may reach Redis after a
+   * call started beside it, and still each key admits exactly its capacity.
+   */
+  @Test
+  void scriptLostMidFlight_byEvalsha_everyKeyAdmitsExactlyItsCapacity() throws Exception {
+    server.call("ACL", "SETUSER", "nofunctions", "on", ">secret", "~*", "&*", "+@all", "-fcall", "-function");
+    String uri = "redis://nofunctions:secret@127.0.0.1:" + server.port();
+    try (Dispatched dispatched = new Dispatched(uri, Duration.ofSeconds(5))) {
+      flushStorm(dispatched, "flush-evalsha");
+      assertThat(dispatched.evals.get()).as("calls sent again by EVAL after NOSCRIPT").isGreaterThan(1);
+    }
+  }
+
+  /**
+   * 12 threads' sync requests over 24 keys while another thread flushes functions and scripts
+   * over and over.
+   */
+  private static void flushStorm(Dispatched dispatched, String name) throws Exception {
+    RateLimiter limiter = dispatched.limiter(name, "token-bucket rate=40 period=365d", FailurePolicy.CLOSED);
+    int threads = 12;
+    int keys = 24;
+    int perThread = 120; // each thread 5 on every key (7 and 24 coprime): 60 per key
+    Map<String, Queue<Long>> admitted = new ConcurrentHashMap<>();
+    Map<String, AtomicInteger> denied = new ConcurrentHashMap<>();
+    for (int k = 0; k < keys; k++) {
+      admitted.put("k" + k, new ConcurrentLinkedQueue<>());
+      denied.put("k" + k, new AtomicInteger());
+    }
+    Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
+    AtomicBoolean running = new AtomicBoolean(true);
+    AtomicInteger flushes = new AtomicInteger();
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+    try {
+      Future<?> flusher = pool.submit(() -> {
+        start.await();
+        while (running.get()) {
+          server.call("FUNCTION", "FLUSH");
+          server.call("SCRIPT", "FLUSH");
+          flushes.incrementAndGet();
+        }
+        return null;
+      });
+      List<Future<?>> callers = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int thread = t;
+        callers.add(pool.submit(() -> {
           start.await();
-          while (running.get()) {
-            server.call("FUNCTION", "FLUSH");
-            server.call("SCRIPT", "FLUSH");
-            flushes.incrementAndGet();
+          for (int i = 0; i < perThread; i++) {
+            String key = "k" + ((i * 7 + thread) % keys);
+            try {
+              Decision decision = limiter.limit(name, key, 1);
+              if (decision.allowed()) {
+                admitted.get(key).add(Math.round(decision.remaining()));
+              } else {
+                denied.get(key).incrementAndGet();
+              }
+            } catch (RuntimeException e) {
+              failures.add(e);
+            }
           }
           return null;
-        });
-        List<Future<?>> callers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-          int thread = t;
-          callers.add(pool.submit(() -> {
-            start.await();
-            for (int i = 0; i < perThread; i++) {
-              String key = "k" + ((i * 7 + thread) % keys);
-              try {
-                Decision decision = limiter.limit("flush", key, 1);
-                if (decision.allowed()) {
-                  admitted.get(key).add(Math.round(decision.remaining()));
-                } else {
-                  denied.get(key).incrementAndGet();
-                }
-              } catch (RuntimeException e) {
-                failures.add(e);
-              }
-            }
-            return null;
-          }));
-        }
-        start.countDown();
-        for (Future<?> caller : callers) {
-          caller.get(60, TimeUnit.SECONDS); // each call bounded by the 5 s command timeout
-        }
-        running.set(false);
-        flusher.get(10, TimeUnit.SECONDS);
-      } finally {
-        running.set(false);
-        pool.shutdownNow();
+        }));
       }
-      assertThat(failures).as("callers' failures").isEmpty();
-      for (int k = 0; k < keys; k++) {
-        String key = "k" + k;
-        assertThat(admitted.get(key).stream().sorted().toList()).as("remaining after each admission on %s", key)
-            .isEqualTo(LongStream.range(0, 40).boxed().toList());
-        assertThat(denied.get(key)).as("denied on %s", key).hasValue(60 - 40);
+      start.countDown();
+      for (Future<?> caller : callers) {
+        caller.get(60, TimeUnit.SECONDS); // each call bounded by the 5 s command timeout
       }
-      assertThat(flushes.get()).as("flushes during the run").isGreaterThan(1);
-      assertThat(dispatched.loads.get()).as("libraries loaded again after a flush").isGreaterThan(1);
-      assertThat(dispatched.overlaps.get()).as("script calls started beside one in flight").isPositive();
-      assertThat(dispatched.store.backlog().pending()).isZero();
+      running.set(false);
+      flusher.get(10, TimeUnit.SECONDS);
+    } finally {
+      running.set(false);
+      pool.shutdownNow();
     }
+    assertThat(failures).as("callers' failures").isEmpty();
+    for (int k = 0; k < keys; k++) {
+      String key = "k" + k;
+      assertThat(admitted.get(key).stream().sorted().toList()).as("remaining after each admission on %s", key)
+          .isEqualTo(LongStream.range(0, 40).boxed().toList());
+      assertThat(denied.get(key)).as("denied on %s", key).hasValue(60 - 40);
+    }
+    assertThat(flushes.get()).as("flushes during the run").isGreaterThan(1);
+    assertThat(dispatched.overlaps.get()).as("script calls started beside one in flight").isPositive();
+    assertThat(dispatched.store.backlog().pending()).isZero();
   }
 
   /**
@@ -160,7 +183,7 @@ class TwoCallsInFlightIT {
    */
   @Test
   void connectionKilledWithTwoCallsInFlight_eachRequestDecidedOnce_laneNotStuck() throws Exception {
-    try (Dispatched dispatched = new Dispatched(Duration.ofSeconds(5))) {
+    try (Dispatched dispatched = new Dispatched(server.uri(), Duration.ofSeconds(5))) {
       InFlight inFlight = twoCallsInFlightAndMoreWaiting(dispatched, "killed");
       Object killed = server.call("CLIENT", "KILL", "TYPE", "normal");
       assertThat((Long) killed).as("connections killed").isPositive();
@@ -178,7 +201,7 @@ class TwoCallsInFlightIT {
    */
   @Test
   void twoCallsInFlightTimeOut_waitingRequestsAreNeverSent_laneNotStuck() throws Exception {
-    try (Dispatched dispatched = new Dispatched(Duration.ofSeconds(1))) {
+    try (Dispatched dispatched = new Dispatched(server.uri(), Duration.ofSeconds(1))) {
       InFlight inFlight = twoCallsInFlightAndMoreWaiting(dispatched, "late");
       inFlight.assertEachDecidedByThePolicy();
       server.call("CLIENT", "UNPAUSE");
@@ -195,7 +218,7 @@ class TwoCallsInFlightIT {
    */
   @Test
   void callTimedOutWhileItsScriptWasLost_isNotSentAgainAfterTheTimeout() throws Exception {
-    try (Dispatched dispatched = new Dispatched(Duration.ofSeconds(1))) {
+    try (Dispatched dispatched = new Dispatched(server.uri(), Duration.ofSeconds(1))) {
       RateLimiter limiter = dispatched.limiter("zombie", "token-bucket rate=10 period=365d", FailurePolicy.OPEN);
       assertThat(limiter.limit("zombie", "warm", 1).allowed()).isTrue();
       server.call("FUNCTION", "FLUSH");
@@ -223,7 +246,7 @@ class TwoCallsInFlightIT {
    */
   @Test
   void syncAndAsyncCallersOnTheSameKeys_exactTotals_asyncOrderKept_twoCallsInFlightOften() throws Exception {
-    try (Dispatched dispatched = new Dispatched(Duration.ofSeconds(5))) {
+    try (Dispatched dispatched = new Dispatched(server.uri(), Duration.ofSeconds(5))) {
       RateLimiter limiter = dispatched.limiter("mixed", "token-bucket rate=100 period=365d", FailurePolicy.CLOSED);
       int asyncThreads = 4;
       int syncThreads = 6;
@@ -315,7 +338,7 @@ class TwoCallsInFlightIT {
    */
   @Test
   void interruptedWhileWaitingInTheLane_itsRequestIsNeverSent() throws Exception {
-    try (Dispatched dispatched = new Dispatched(Duration.ofSeconds(10))) {
+    try (Dispatched dispatched = new Dispatched(server.uri(), Duration.ofSeconds(10))) {
       RateLimiter limiter = dispatched.limiter("interrupted", "token-bucket rate=10 period=365d", FailurePolicy.OPEN);
       assertThat(limiter.limit("interrupted", "warm", 1).allowed()).isTrue();
       int before = dispatched.scriptCalls.get();
@@ -440,11 +463,13 @@ class TwoCallsInFlightIT {
     final AtomicInteger overlaps = new AtomicInteger();
     private final AtomicInteger outstanding = new AtomicInteger();
     final ManualClock limiterClock = new ManualClock(1_000_000);
-    private final RedisClient client = RedisClient.create(server.uri());
+    final AtomicInteger evals = new AtomicInteger();
+    private final RedisClient client;
     private final StatefulRedisConnection<String, String> connection;
     final RedisStore store;
 
-    Dispatched(Duration timeout) {
+    Dispatched(String uri, Duration timeout) {
+      client = RedisClient.create(uri);
       client.setOptions(ClientOptions.builder().autoReconnect(true)
           .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
           .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build()).build());
@@ -454,6 +479,9 @@ class TwoCallsInFlightIT {
           String type = event.getCommand().getType().toString();
           if (isScript(type)) {
             scriptCalls.incrementAndGet();
+            if (type.equals("EVAL")) {
+              evals.incrementAndGet();
+            }
             if (outstanding.getAndIncrement() > 0) {
               overlaps.incrementAndGet();
             }
