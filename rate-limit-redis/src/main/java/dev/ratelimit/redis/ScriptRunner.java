@@ -111,8 +111,8 @@ final class ScriptRunner {
   }
 
   /**
-   * FCALL; when Redis does not know the function, FUNCTION LOAD and FCALL again (once); when it
-   * does not know FCALL (before Redis 7), EVALSHA from now on.
+   * FCALL; when Redis does not know the function, FUNCTION LOAD and FCALL again (once, then
+   * EVAL); when it does not know FCALL (before Redis 7), EVALSHA from now on.
    */
   private void call(RedisFunctionAsyncCommands<String, String> byFunction, Script script, String[] keys, String[] args,
       boolean mayLoad, CompletableFuture<byte[]> result, Timeout guard) {
