@@ -14,6 +14,7 @@ import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
+import io.netty.util.TimerTask;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -76,9 +77,8 @@ final class ScriptRunner {
   /** The script's reply: completes normally, or exceptionally with a translated failure. */
   CompletableFuture<byte[]> run(Script script, String[] keys, String[] args) {
     CompletableFuture<byte[]> result = new CompletableFuture<>();
-    Timeout guard = timer.newTimeout(t -> result.completeExceptionally(unavailable(
-        new RedisCommandTimeoutException("no answer within " + timeoutMillis + " ms (the command timeout)"))),
-        timeoutMillis, TimeUnit.MILLISECONDS);
+    Guard guard = new Guard(result);
+    guard.timeout = timer.newTimeout(guard, timeoutMillis, TimeUnit.MILLISECONDS);
     RedisFunctionAsyncCommands<String, String> byFunction = functions;
     if (byFunction != null) {
       call(byFunction, script, keys, args, true, result, guard);
@@ -86,6 +86,46 @@ final class ScriptRunner {
       send(script, keys, args, true, result, guard);
     }
     return result;
+  }
+
+  /**
+   * A call's command timeout: fails the call when it passes, and cancels the command the call
+   * has on the connection then. Lettuce would otherwise still send a command it holds (a
+   * connection with its default options sends what it had written again after a reconnect, at
+   * least once), and Redis would run it although its requests were decided by the failure policy.
+   */
+  private final class Guard implements TimerTask {
+    private final CompletableFuture<byte[]> result;
+    /** Set once, before the call's first command is sent. */
+    Timeout timeout;
+    private volatile RedisFuture<byte[]> command;
+
+    Guard(CompletableFuture<byte[]> result) {
+      this.result = result;
+    }
+
+    @Override
+    public void run(Timeout expired) {
+      if (result.completeExceptionally(unavailable(
+          new RedisCommandTimeoutException("no answer within " + timeoutMillis + " ms (the command timeout)")))) {
+        RedisFuture<byte[]> sent = command;
+        if (sent != null) {
+          sent.cancel(false);
+        }
+      }
+    }
+
+    /** The call's command now on the connection: cancelled at once if the timeout passed as it was sent. */
+    void sent(RedisFuture<byte[]> reply) {
+      command = reply;
+      if (result.isDone()) {
+        reply.cancel(false);
+      }
+    }
+
+    void cancel() {
+      timeout.cancel();
+    }
   }
 
   @SuppressWarnings("unchecked")
@@ -115,7 +155,7 @@ final class ScriptRunner {
    * EVAL); when it does not know FCALL (before Redis 7), EVALSHA from now on.
    */
   private void call(RedisFunctionAsyncCommands<String, String> byFunction, Script script, String[] keys, String[] args,
-      boolean mayLoad, CompletableFuture<byte[]> result, Timeout guard) {
+      boolean mayLoad, CompletableFuture<byte[]> result, Guard guard) {
     if (result.isDone()) {
       // sent again (after a load, or by EVAL) past the command timeout: its requests were
       // decided without Redis (the failure policy), so Redis must not take their units too
@@ -124,6 +164,7 @@ final class ScriptRunner {
     RedisFuture<byte[]> reply;
     try {
       reply = dispatch(CommandType.FCALL, script.function(), keys, args);
+      guard.sent(reply);
     } catch (RuntimeException e) {
       guard.cancel();
       result.completeExceptionally(translate(e, script));
@@ -165,7 +206,7 @@ final class ScriptRunner {
   }
 
   private void send(Script script, String[] keys, String[] args, boolean bySha,
-      CompletableFuture<byte[]> result, Timeout guard) {
+      CompletableFuture<byte[]> result, Guard guard) {
     if (result.isDone()) {
       return; // past the command timeout: not sent again (see call)
     }
@@ -173,6 +214,7 @@ final class ScriptRunner {
     try {
       reply = bySha ? dispatch(CommandType.EVALSHA, script.sha(), keys, args)
           : dispatch(CommandType.EVAL, script.source(), keys, args);
+      guard.sent(reply);
     } catch (RuntimeException e) {
       guard.cancel();
       result.completeExceptionally(translate(e, script));

@@ -239,6 +239,48 @@ class TwoCallsInFlightIT {
   }
 
   /**
+   * An application's connection with Lettuce's default options sends a command again after a
+   * reconnect (at least once). A call that timed out while its connection was down (killed, and
+   * reconnects refused: the user disabled) was decided by the policy; when the connection comes
+   * back, Redis must not run it after all.
+   */
+  @Test
+  void callTimedOutWhileDisconnected_isNotRunWhenTheConnectionComesBack() throws Exception {
+    server.call("ACL", "SETUSER", "comeback", "on", ">secret", "~*", "&*", "+@all");
+    String uri = "redis://comeback:secret@127.0.0.1:" + server.port();
+    try (Dispatched dispatched = new Dispatched(uri, Duration.ofSeconds(1), ClientOptions.create())) {
+      RateLimiter limiter = dispatched.limiter("comeback", "token-bucket rate=10 period=365d", FailurePolicy.CLOSED);
+      assertThat(limiter.limit("comeback", "warm", 1).allowed()).isTrue();
+      int before = dispatched.scriptCalls.get();
+      ExecutorService pool = Executors.newFixedThreadPool(1);
+      try {
+        server.call("CLIENT", "PAUSE", "30000", "WRITE");
+        Future<Decision> first = pool.submit(() -> limiter.limit("comeback", "k", 1));
+        await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 1);
+        server.call("ACL", "SETUSER", "comeback", "off");
+        assertThat((Long) server.call("CLIENT", "KILL", "USER", "comeback")).isEqualTo(1L);
+        assertThatThrownBy(() -> first.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(StoreUnavailableException.class);
+        // past the call's command timeout too (its place in the backlog is given back then)
+        await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.store.backlog().pending() == 0);
+        server.call("CLIENT", "UNPAUSE");
+        server.call("ACL", "SETUSER", "comeback", "on");
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+          dispatched.limiterClock.advance(RETRY); // the store failed: the limiter probes it again
+          try {
+            return limiter.limit("comeback", "other", 1).allowed();
+          } catch (StoreUnavailableException notYet) {
+            return false;
+          }
+        });
+        assertThat(limiter.limit("comeback", "k", 1).remaining()).as("no unit taken for the timed-out call")
+            .isCloseTo(9, within(1e-3));
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+  }
+
+  /**
    * Sync callers and async callers (each async thread's requests sent without waiting) on the
    * same keys: each key admits exactly its capacity, each remaining value once, every async
    * thread's requests on a key are decided in its order (remaining strictly falling, no
@@ -469,10 +511,15 @@ class TwoCallsInFlightIT {
     final RedisStore store;
 
     Dispatched(String uri, Duration timeout) {
-      client = RedisClient.create(uri);
-      client.setOptions(ClientOptions.builder().autoReconnect(true)
+      this(uri, timeout, ClientOptions.builder().autoReconnect(true)
           .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
           .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build()).build());
+    }
+
+    /** @param options the client's options: an application's connection may have any */
+    Dispatched(String uri, Duration timeout, ClientOptions options) {
+      client = RedisClient.create(uri);
+      client.setOptions(options);
       client.addListener(new CommandListener() {
         @Override
         public void commandStarted(CommandStartedEvent event) {
