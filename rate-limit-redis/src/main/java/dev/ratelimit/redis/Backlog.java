@@ -100,25 +100,22 @@ final class Backlog {
       throw rethrown(e);
     } catch (TimeoutException e) {
       expire(reply);
-      try {
-        return reply.join(); // answered just now, or failed by expire: either way done
-      } catch (RuntimeException failed) {
-        throw rethrown(failed);
-      }
+      return settled(reply);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       // failed here as at the deadline, so that a decision still queued is never sent: its
       // caller has the failure policy's answer, and Redis must not take its units as well
-      StoreUnavailableException interrupted = new StoreUnavailableException(
-          "interrupted while waiting for Redis at " + where, e);
-      if (reply.completeExceptionally(interrupted)) {
-        throw interrupted;
-      }
-      try {
-        return reply.join(); // answered just now
-      } catch (RuntimeException failed) {
-        throw rethrown(failed);
-      }
+      reply.completeExceptionally(new StoreUnavailableException("interrupted while waiting for Redis at " + where, e));
+      return settled(reply);
+    }
+  }
+
+  /** A reply that is done: answered just now, or failed by this thread's wait. */
+  private static <T> T settled(CompletableFuture<T> reply) {
+    try {
+      return reply.join();
+    } catch (RuntimeException failed) {
+      throw rethrown(failed);
     }
   }
 

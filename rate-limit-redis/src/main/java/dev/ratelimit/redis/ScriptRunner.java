@@ -76,16 +76,15 @@ final class ScriptRunner {
 
   /** The script's reply: completes normally, or exceptionally with a translated failure. */
   CompletableFuture<byte[]> run(Script script, String[] keys, String[] args) {
-    CompletableFuture<byte[]> result = new CompletableFuture<>();
-    Guard guard = new Guard(result);
+    Guard guard = new Guard();
     guard.timeout = timer.newTimeout(guard, timeoutMillis, TimeUnit.MILLISECONDS);
     RedisFunctionAsyncCommands<String, String> byFunction = functions;
     if (byFunction != null) {
-      call(byFunction, script, keys, args, true, result, guard);
+      call(byFunction, script, keys, args, true, guard);
     } else {
-      send(script, keys, args, true, result, guard);
+      send(script, keys, args, true, guard);
     }
-    return result;
+    return guard.result;
   }
 
   /**
@@ -95,14 +94,11 @@ final class ScriptRunner {
    * least once), and Redis would run it although its requests were decided by the failure policy.
    */
   private final class Guard implements TimerTask {
-    private final CompletableFuture<byte[]> result;
+    /** The call's reply, or its failure. */
+    final CompletableFuture<byte[]> result = new CompletableFuture<>();
     /** Set once, before the call's first command is sent. */
     Timeout timeout;
     private volatile RedisFuture<byte[]> command;
-
-    Guard(CompletableFuture<byte[]> result) {
-      this.result = result;
-    }
 
     @Override
     public void run(Timeout expired) {
@@ -123,8 +119,35 @@ final class ScriptRunner {
       }
     }
 
-    void cancel() {
+    void succeeded(byte[] reply) {
       timeout.cancel();
+      result.complete(reply);
+    }
+
+    void failed(RuntimeException error) {
+      timeout.cancel();
+      result.completeExceptionally(error);
+    }
+  }
+
+  /**
+   * The call's command sent as {@code type} of {@code name} (a function, a SHA-1 or the source);
+   * {@code null} when it is not: it failed to dispatch, or its command timeout passed, when it
+   * is not sent again (after a load, or by EVAL) because its requests were decided without Redis
+   * (the failure policy), and Redis must not take their units too.
+   */
+  private RedisFuture<byte[]> attempt(CommandType type, String name, Script script, String[] keys, String[] args,
+      Guard guard) {
+    if (guard.result.isDone()) {
+      return null;
+    }
+    try {
+      RedisFuture<byte[]> reply = dispatch(type, name, keys, args);
+      guard.sent(reply);
+      return reply;
+    } catch (RuntimeException e) {
+      guard.failed(translate(e, script));
+      return null;
     }
   }
 
@@ -155,80 +178,56 @@ final class ScriptRunner {
    * EVAL); when it does not know FCALL (before Redis 7), EVALSHA from now on.
    */
   private void call(RedisFunctionAsyncCommands<String, String> byFunction, Script script, String[] keys, String[] args,
-      boolean mayLoad, CompletableFuture<byte[]> result, Guard guard) {
-    if (result.isDone()) {
-      // sent again (after a load, or by EVAL) past the command timeout: its requests were
-      // decided without Redis (the failure policy), so Redis must not take their units too
-      return;
-    }
-    RedisFuture<byte[]> reply;
-    try {
-      reply = dispatch(CommandType.FCALL, script.function(), keys, args);
-      guard.sent(reply);
-    } catch (RuntimeException e) {
-      guard.cancel();
-      result.completeExceptionally(translate(e, script));
+      boolean mayLoad, Guard guard) {
+    RedisFuture<byte[]> reply = attempt(CommandType.FCALL, script.function(), script, keys, args, guard);
+    if (reply == null) {
       return;
     }
     reply.whenComplete((list, error) -> {
       if (error == null) {
-        guard.cancel();
-        result.complete(list);
+        guard.succeeded(list);
         return;
       }
       if (refusesFunctions(error)) {
         functions = null;
-        send(script, keys, args, true, result, guard);
+        send(script, keys, args, true, guard);
       } else if (unwrap(error) instanceof RedisCommandExecutionException refused
           && String.valueOf(refused.getMessage()).startsWith("ERR Function not found")) {
         if (!mayLoad) {
           // lost again between FUNCTION LOAD and this FCALL (flushed twice within a round
           // trip): EVAL carries the script itself, so no flush can make it fail like this
-          send(script, keys, args, false, result, guard);
+          send(script, keys, args, false, guard);
           return;
         }
         byFunction.functionLoad(script.library(), true).whenComplete((name, loadError) -> {
           if (loadError == null) {
-            call(byFunction, script, keys, args, false, result, guard);
+            call(byFunction, script, keys, args, false, guard);
           } else if (refusesFunctions(loadError)) {
             functions = null;
-            send(script, keys, args, true, result, guard);
+            send(script, keys, args, true, guard);
           } else {
-            guard.cancel();
-            result.completeExceptionally(translate(loadError, script));
+            guard.failed(translate(loadError, script));
           }
         });
       } else {
-        guard.cancel();
-        result.completeExceptionally(translate(error, script));
+        guard.failed(translate(error, script));
       }
     });
   }
 
-  private void send(Script script, String[] keys, String[] args, boolean bySha,
-      CompletableFuture<byte[]> result, Guard guard) {
-    if (result.isDone()) {
-      return; // past the command timeout: not sent again (see call)
-    }
-    RedisFuture<byte[]> reply;
-    try {
-      reply = bySha ? dispatch(CommandType.EVALSHA, script.sha(), keys, args)
-          : dispatch(CommandType.EVAL, script.source(), keys, args);
-      guard.sent(reply);
-    } catch (RuntimeException e) {
-      guard.cancel();
-      result.completeExceptionally(translate(e, script));
+  private void send(Script script, String[] keys, String[] args, boolean bySha, Guard guard) {
+    RedisFuture<byte[]> reply = bySha ? attempt(CommandType.EVALSHA, script.sha(), script, keys, args, guard)
+        : attempt(CommandType.EVAL, script.source(), script, keys, args, guard);
+    if (reply == null) {
       return;
     }
     reply.whenComplete((list, error) -> {
       if (error == null) {
-        guard.cancel();
-        result.complete(list);
+        guard.succeeded(list);
       } else if (bySha && unwrap(error) instanceof RedisNoScriptException) {
-        send(script, keys, args, false, result, guard);
+        send(script, keys, args, false, guard);
       } else {
-        guard.cancel();
-        result.completeExceptionally(translate(error, script));
+        guard.failed(translate(error, script));
       }
     });
   }

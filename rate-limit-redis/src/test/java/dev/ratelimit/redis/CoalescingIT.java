@@ -7,11 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.limiter.RateLimiter;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.event.command.CommandListener;
-import io.lettuce.core.event.command.CommandStartedEvent;
+import io.lettuce.core.ClientOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +23,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -254,8 +249,8 @@ class CoalescingIT {
    * flight), and lets Redis go on after.
    */
   private static void whilePaused(String name, WhilePaused test) throws Exception {
-    try (Dispatched dispatched = new Dispatched()) {
-      RateLimiter limiter = dispatched.limiter(name, "token-bucket rate=10 period=365d");
+    try (Dispatched dispatched = new Dispatched(server.uri(), Duration.ofSeconds(30), ClientOptions.create())) {
+      RateLimiter limiter = dispatched.limiter(name, "token-bucket rate=10 period=365d", FailurePolicy.CLOSED);
       assertThat(limiter.limit(name, "warm", 1).allowed()).isTrue();
       int before = dispatched.scriptCalls.get();
       ExecutorService pool = Executors.newFixedThreadPool(3);
@@ -283,38 +278,5 @@ class CoalescingIT {
    */
   private static boolean parked(Queue<Thread> threads, int count) {
     return threads.size() == count && threads.stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING);
-  }
-
-  /** A store on its own Lettuce client, whose script calls are counted as Lettuce dispatches them. */
-  private static final class Dispatched implements AutoCloseable {
-    final AtomicInteger scriptCalls = new AtomicInteger();
-    private final RedisClient client = RedisClient.create(server.uri());
-    private final StatefulRedisConnection<String, String> connection;
-    final RedisStore store;
-
-    Dispatched() {
-      client.addListener(new CommandListener() {
-        @Override
-        public void commandStarted(CommandStartedEvent event) {
-          String type = event.getCommand().getType().toString();
-          if (type.equals("FCALL") || type.equals("EVALSHA") || type.equals("EVAL")) {
-            scriptCalls.incrementAndGet();
-          }
-        }
-      });
-      connection = client.connect(StringCodec.UTF8);
-      store = RedisStore.builder().connection(connection).commandTimeout(Duration.ofSeconds(30)).build();
-    }
-
-    RateLimiter limiter(String name, String spec) {
-      return RateLimiter.builder().store(store).storeFailure(FailurePolicy.CLOSED).limit(name, spec).build();
-    }
-
-    @Override
-    public void close() {
-      store.close();
-      connection.close();
-      client.shutdown();
-    }
   }
 }

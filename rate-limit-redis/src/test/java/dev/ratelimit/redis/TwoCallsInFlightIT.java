@@ -11,14 +11,6 @@ import dev.ratelimit.ManualClock;
 import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.limiter.RateLimiter;
 import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.event.command.CommandFailedEvent;
-import io.lettuce.core.event.command.CommandListener;
-import io.lettuce.core.event.command.CommandStartedEvent;
-import io.lettuce.core.event.command.CommandSucceededEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,7 +44,6 @@ import org.junit.jupiter.api.Test;
  * command listener (what was sent), never from sleeps.
  */
 class TwoCallsInFlightIT {
-  private static final Duration RETRY = Duration.ofSeconds(1);
   private static RedisServer server;
 
   @BeforeAll
@@ -231,7 +222,7 @@ class TwoCallsInFlightIT {
       server.call("CLIENT", "UNPAUSE");
       // its FCALL answered (Function not found), and what that answer set off is on the wire
       await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.outstanding() == 0);
-      dispatched.limiterClock.advance(RETRY); // the timeout counted as a failure: probe again
+      dispatched.limiterClock.advance(Dispatched.RETRY); // the timeout counted as a failure: probe again
       assertThat(limiter.limit("zombie", "k", 1).remaining()).isCloseTo(9, within(1e-3));
       assertThat(limiter.limit("zombie", "k", 1).remaining()).as("no unit taken for the timed-out call")
           .isCloseTo(8, within(1e-3));
@@ -265,7 +256,7 @@ class TwoCallsInFlightIT {
         server.call("CLIENT", "UNPAUSE");
         server.call("ACL", "SETUSER", "comeback", "on");
         await().atMost(Duration.ofSeconds(20)).until(() -> {
-          dispatched.limiterClock.advance(RETRY); // the store failed: the limiter probes it again
+          dispatched.limiterClock.advance(Dispatched.RETRY); // the store failed: the limiter probes it again
           try {
             return limiter.limit("comeback", "other", 1).allowed();
           } catch (StoreUnavailableException notYet) {
@@ -401,7 +392,7 @@ class TwoCallsInFlightIT {
         assertThat(byPolicy.remaining()).as("open: admitted by the policy, not by Redis").isEqualTo(10);
         server.call("CLIENT", "UNPAUSE");
         assertThat(first.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(9, within(1e-3));
-        dispatched.limiterClock.advance(RETRY); // the interrupt counted as a failure: probe again
+        dispatched.limiterClock.advance(Dispatched.RETRY); // the interrupt counted as a failure: probe again
         assertThat(limiter.limit("interrupted", "k", 1).remaining()).as("no unit taken for the interrupted one")
             .isCloseTo(8, within(1e-3));
         assertThat(dispatched.scriptCalls.get()).as("the interrupted request never sent").isEqualTo(before + 2);
@@ -475,10 +466,10 @@ class TwoCallsInFlightIT {
      * left after this request, c and e (whose requests only waited) 9, a new key 9.
      */
     void assertDecidedByRedisAgain(double remaining) {
-      dispatched.limiterClock.advance(RETRY); // the store failed: the limiter probes it again
+      dispatched.limiterClock.advance(Dispatched.RETRY); // the store failed: the limiter probes it again
       // the first request probes the store, and may find the connection still coming back
       await().atMost(Duration.ofSeconds(10)).until(() -> {
-        dispatched.limiterClock.advance(RETRY);
+        dispatched.limiterClock.advance(Dispatched.RETRY);
         try {
           return limiter.limit(name, "new", 1).allowed();
         } catch (StoreUnavailableException notYet) {
@@ -491,90 +482,6 @@ class TwoCallsInFlightIT {
       assertThat(limiter.limitAsync(name, "e", 1).toCompletableFuture().join().remaining()).as("e")
           .isCloseTo(9, within(1e-3));
       assertThat(limiter.limit(name, "other", 1).remaining()).as("a new key").isCloseTo(9, within(1e-3));
-    }
-  }
-
-  /**
-   * A store on its own Lettuce client, with the options a store gives the client it makes
-   * (reconnect, commands rejected while disconnected); its script calls counted as Lettuce
-   * sends them, and how often one started while another was in flight.
-   */
-  private static final class Dispatched implements AutoCloseable {
-    final AtomicInteger scriptCalls = new AtomicInteger();
-    final AtomicInteger loads = new AtomicInteger();
-    final AtomicInteger overlaps = new AtomicInteger();
-    private final AtomicInteger outstanding = new AtomicInteger();
-    final ManualClock limiterClock = new ManualClock(1_000_000);
-    final AtomicInteger evals = new AtomicInteger();
-    private final RedisClient client;
-    private final StatefulRedisConnection<String, String> connection;
-    final RedisStore store;
-
-    Dispatched(String uri, Duration timeout) {
-      this(uri, timeout, ClientOptions.builder().autoReconnect(true)
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-          .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build()).build());
-    }
-
-    /** @param options the client's options: an application's connection may have any */
-    Dispatched(String uri, Duration timeout, ClientOptions options) {
-      client = RedisClient.create(uri);
-      client.setOptions(options);
-      client.addListener(new CommandListener() {
-        @Override
-        public void commandStarted(CommandStartedEvent event) {
-          String type = event.getCommand().getType().toString();
-          if (isScript(type)) {
-            scriptCalls.incrementAndGet();
-            if (type.equals("EVAL")) {
-              evals.incrementAndGet();
-            }
-            if (outstanding.getAndIncrement() > 0) {
-              overlaps.incrementAndGet();
-            }
-          } else if (type.equals("FUNCTION")) {
-            loads.incrementAndGet();
-          }
-        }
-
-        @Override
-        public void commandSucceeded(CommandSucceededEvent event) {
-          if (isScript(event.getCommand().getType().toString())) {
-            outstanding.decrementAndGet();
-          }
-        }
-
-        @Override
-        public void commandFailed(CommandFailedEvent event) {
-          if (isScript(event.getCommand().getType().toString())) {
-            outstanding.decrementAndGet();
-          }
-        }
-      });
-      connection = client.connect(StringCodec.UTF8);
-      store = RedisStore.builder().connection(connection).commandTimeout(timeout).maxPending(100_000)
-          .clock(new ManualClock(1_000_000)).build();
-    }
-
-    /** Script calls sent and not yet answered. */
-    int outstanding() {
-      return outstanding.get();
-    }
-
-    private static boolean isScript(String type) {
-      return type.equals("FCALL") || type.equals("EVALSHA") || type.equals("EVAL");
-    }
-
-    RateLimiter limiter(String name, String spec, FailurePolicy policy) {
-      return RateLimiter.builder().store(store).clock(limiterClock).storeRetry(RETRY).storeFailure(policy)
-          .limit(name, spec).build();
-    }
-
-    @Override
-    public void close() {
-      store.close();
-      connection.close();
-      client.shutdown();
     }
   }
 }
