@@ -9,7 +9,9 @@ import dev.ratelimit.contract.LogLines;
 import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.RateLimitStore;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import java.lang.reflect.InvocationTargetException;
@@ -40,6 +42,8 @@ class LimitSyncHostileIT {
   /** Far above what a poll of this node's fields sends (a few hundred bytes), far below a huge value. */
   private static final long FEW_BYTES = 64 * 1024;
   private static RedisServer server;
+  /** For the hostile writes: Lettuce waits up to a minute, where a loaded machine may take seconds to build 20 MB. */
+  private static RedisCommands<String, String> writer;
 
   private final List<AutoCloseable> closing = new ArrayList<>();
   private LogLines log;
@@ -47,6 +51,7 @@ class LimitSyncHostileIT {
   @BeforeAll
   static void startRedis() {
     server = RedisServer.start();
+    writer = server.connect(StringCodec.UTF8).sync();
   }
 
   @AfterAll
@@ -71,7 +76,8 @@ class LimitSyncHostileIT {
   }
 
   private RedisStore store(Duration interval) {
-    return RedisStore.builder().uri(server.uri()).commandTimeout(Duration.ofSeconds(2)).syncInterval(interval).build();
+    // a generous timeout: these tests count bytes and lines, never time, on a machine that may be loaded
+    return RedisStore.builder().uri(server.uri()).commandTimeout(Duration.ofSeconds(10)).syncInterval(interval).build();
   }
 
   private RateLimiter limiter(RateLimitStore store) {
@@ -93,9 +99,14 @@ class LimitSyncHostileIT {
     ((RedisStore) node.store()).limitSync().poll();
   }
 
-  /** Writes in Redis without sending the value over the wire: {@code value} is a Lua expression. */
+  /** Writes in Redis without sending the value over the wire: {@code field} and {@code value} are Lua expressions. */
   private static void hset(String field, String value) {
-    server.call("EVAL", "redis.call('HSET', KEYS[1], " + field + ", " + value + ")", "1", "ratelimit:limits");
+    inRedis("redis.call('HSET', KEYS[1], " + field + ", " + value + ")");
+  }
+
+  /** Runs {@code lua} on the hash, {@code KEYS[1]}. */
+  private static void inRedis(String lua, String... args) {
+    writer.eval(lua, ScriptOutputType.STATUS, new String[] {"ratelimit:limits"}, args);
   }
 
   private static void counted() {
@@ -183,8 +194,8 @@ class LimitSyncHostileIT {
   @Test
   void moreFieldsThanTheBound_takeOneLine_andTheNodesOwnFieldsStillApply() {
     RateLimiter node = node();
-    server.call("EVAL", "for i = 1, tonumber(ARGV[1]) do redis.call('HSET', KEYS[1], 'junk-' .. i, string.rep('j', 100)) end",
-        "1", "ratelimit:limits", Integer.toString(LimitSync.MAX_FIELDS + 2000));
+    inRedis("for i = 1, tonumber(ARGV[1]) do redis.call('HSET', KEYS[1], 'junk-' .. i, string.rep('j', 100)) end",
+        Integer.toString(LimitSync.MAX_FIELDS + 2000));
     hset("'api'", "'1 0 token-bucket rate=5 period=1h'");
     counted();
 
@@ -204,8 +215,7 @@ class LimitSyncHostileIT {
   @Test
   void thousandsOfFieldsNamingNoLimit_takeOneLineListingTheFirstFew() {
     RateLimiter node = node();
-    server.call("EVAL", "for i = 1, 5000 do redis.call('HSET', KEYS[1], 'unknown-' .. i, '1 0 10/1m') end",
-        "1", "ratelimit:limits");
+    inRedis("for i = 1, 5000 do redis.call('HSET', KEYS[1], 'unknown-' .. i, '1 0 10/1m') end");
     counted();
 
     poll(node);
@@ -283,7 +293,7 @@ class LimitSyncHostileIT {
     // the first poll (in start) answers; the scheduled ones after it throw, three times
     RedisClusterAsyncCommands<String, String> commands = failingEvals(connection.async(), evals, 2, 4);
     RateLimiter node = limiter(new dev.ratelimit.store.InMemoryStore());
-    LimitSync sync = LimitSync.start(commands, "ratelimit:limits", 2000, "127.0.0.1", node, 20);
+    LimitSync sync = LimitSync.start(commands, "ratelimit:limits", 10_000, "127.0.0.1", node, 20);
     closing.add(0, sync);
     RateLimiter other = node();
 
