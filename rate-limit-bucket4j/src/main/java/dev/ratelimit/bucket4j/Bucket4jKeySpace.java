@@ -77,6 +77,8 @@ final class Bucket4jKeySpace implements KeySpace {
       case CHECK -> tokens == 0 ? look(bucket(key, false))
           : DecisionMapping.check(bucket(key, false).asVerbose().estimateAbilityToConsume(tokens), mapping, tokens);
       case RESERVE -> reserve(bucket(key, tokens > 0), tokens, maxWaitMillis);
+      case TAKE -> throw new UnsupportedOperationException("the bucket4j store does not take units into debt yet "
+          + "(limit '" + name + "', a " + mapping.limit().kind() + ")");
     });
   }
 
@@ -175,6 +177,8 @@ final class Bucket4jKeySpace implements KeySpace {
         case CHECK -> tokens == 0 ? lookAsync(bucket)
             : bucket.asVerbose().estimateAbilityToConsume(tokens).thenApply(r -> DecisionMapping.check(r, mapping, tokens));
         case RESERVE -> reserveAsync(bucket, tokens, maxWaitMillis);
+        case TAKE -> throw new UnsupportedOperationException("the bucket4j store does not take units into debt yet "
+            + "(limit '" + name + "', a " + mapping.limit().kind() + ")");
       };
     });
   }
