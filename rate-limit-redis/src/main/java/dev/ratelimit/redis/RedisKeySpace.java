@@ -101,13 +101,12 @@ final class RedisKeySpace implements KeySpace {
         .thenApply(this::decision);
   }
 
-  private char code(Operation op) {
+  private static char code(Operation op) {
     return switch (op) {
       case LIMIT -> 'l';
       case CHECK -> 'c';
       case RESERVE -> 'r';
-      case TAKE -> throw new UnsupportedOperationException("the Redis store does not take units into debt yet "
-          + "(limit '" + name + "', a " + limit.kind() + ")");
+      case TAKE -> 'd';
     };
   }
 
