@@ -54,9 +54,10 @@ public abstract class WordAlgorithm {
   public abstract boolean usesStamp();
 
   /**
-   * The state to write for an admitted request that consumes (a take always does), or
-   * {@code NaN} when nothing is to be written: a denial, a check, 0 units. The decision follows
-   * from {@link #admitted} once written, or from {@link #decide} when not.
+   * The state to write for an admitted request that consumes (a take does unless the key is
+   * already at its debt bound), or {@code NaN} when nothing is to be written: a denial, a check,
+   * 0 units, a take that takes nothing. The decision follows from {@link #admitted} once written,
+   * or from {@link #decide} when not.
    */
   public final double next(double state, long stamp, Operation op, double count, long maxWait, long now) {
     if (op == Operation.CHECK || count == 0) {
@@ -80,12 +81,14 @@ public abstract class WordAlgorithm {
 
   /**
    * The state with {@code count} units taken whatever the level: into debt down to the
-   * {@link Rules#debtBound}, never deeper (the rest is not taken); a key already deeper (by a
-   * reservation) stays as it is.
+   * {@link Rules#debtBound}, never deeper (the rest is not taken); {@code NaN} when nothing is
+   * taken (a key at the bound, or deeper by a reservation, stays as it is and, as a denial,
+   * stores nothing).
    */
-  public final double take(double state, long stamp, double count, long now) {
+  private double take(double state, long stamp, double count, long now) {
     double level = level(state, stamp, now);
-    return withLevel(state, stamp, now, Math.max(level - count, Math.min(level, -debtBound)));
+    double after = Math.max(level - count, Math.min(level, -debtBound));
+    return after < level ? withLevel(state, stamp, now, after) : Double.NaN;
   }
 
   /**

@@ -123,13 +123,17 @@ local function word_apply(L, word, stamp, base, op, count, max_wait, now)
       next_word = alg.with_level(L, word, stamp, t, remaining)
     end
   elseif op == 'd' and count ~= 0 then
-    -- WordAlgorithm.take: whatever the level, into debt down to the bound, never deeper
+    -- WordAlgorithm.take: whatever the level, into debt down to the bound, never deeper; nothing
+    -- written when nothing is taken (a key at the bound, or deeper by a reservation)
     local lvl = alg.level(L, word, stamp, t)
-    next_word = alg.with_level(L, word, stamp, t, java_max(lvl - count, min(lvl, -L.debt)))
+    local after = java_max(lvl - count, min(lvl, -L.debt))
+    if after < lvl then
+      next_word = alg.with_level(L, word, stamp, t, after)
+    end
   end
   if next_word == nil then
     if op == 'd' then
-      op = 'c' -- a take of 0 units answers as a take does: a check for 0 units
+      op, count = 'c', 0 -- a take that takes nothing answers as a take does: a check for 0 units
     end
     local allowed, remaining, retry_after, reset_after = word_decide(L, word, stamp, op, count, max_wait, t)
     return allowed, remaining, retry_after, reset_after, false
