@@ -209,19 +209,20 @@ class BoundLimit {
   final PendingCharge charge(String key, double count) {
     check(Operation.LIMIT, count);
     Report report = new Report();
-    Decision decision = decide(key, Operation.LIMIT, count, 0, report);
-    boolean taken = decision.allowed() && report.fallback(policy()) != FailurePolicy.OPEN;
-    return new PendingCharge(this, key, count, finish(key, decision, listener == null ? null : report), taken);
+    return pending(key, count, decide(key, Operation.LIMIT, count, 0, report), report);
   }
 
   /** {@link #charge} without blocking: the charge once the store has decided. */
   final CompletionStage<PendingCharge> chargeAsync(String key, double count) {
     check(Operation.LIMIT, count);
     Report report = new Report();
-    return decideAsync(key, Operation.LIMIT, count, 0, report).thenApply(decision -> {
-      boolean taken = decision.allowed() && report.fallback(policy()) != FailurePolicy.OPEN;
-      return new PendingCharge(this, key, count, finish(key, decision, listener == null ? null : report), taken);
-    });
+    return decideAsync(key, Operation.LIMIT, count, 0, report).thenApply(decision -> pending(key, count, decision, report));
+  }
+
+  /** A charge's decision as its caller gets it, and whether its units were really taken. */
+  private PendingCharge pending(String key, double count, Decision decision, Report report) {
+    boolean taken = decision.allowed() && report.fallback(policy()) != FailurePolicy.OPEN;
+    return new PendingCharge(this, key, count, finish(key, decision, listener == null ? null : report), taken);
   }
 
   /**

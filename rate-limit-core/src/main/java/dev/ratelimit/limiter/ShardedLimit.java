@@ -90,7 +90,7 @@ final class ShardedLimit extends BoundLimit {
           .thenCompose(decisions -> allAllowed(decisions)
           ? CompletableFuture.completedFuture(admitted(pair, pair.sum() - count))
           : denied(pair, count, report));
-      case TAKE -> take(key, pair, count, report);
+      case TAKE -> takeFromShards(key, pair, count, report);
     });
   }
 
@@ -101,16 +101,13 @@ final class ShardedLimit extends BoundLimit {
    * spread over the other shards, each down to its share too. Every part is a take, which no
    * shard refuses: the units taken add up to the count, up to the bound.
    */
-  private CompletionStage<Decision> take(String key, Pair pair, double count, Report report) {
+  private CompletionStage<Decision> takeFromShards(String key, Pair pair, double count, Report report) {
     double fullerRoom = Math.max(0, pair.fullerLevel().remaining() + shardDebt);
     double otherRoom = Math.max(0, pair.otherLevel().remaining() + shardDebt);
     double intoPair = Math.min(count, fullerRoom + otherRoom);
     double intoFuller = Math.min(intoPair, (intoPair + fullerRoom - otherRoom) / 2);
     CompletionStage<Decision> taken = on(pair.fuller(), Operation.TAKE, intoFuller, 0, report)
-        .thenCombine(on(pair.other(), Operation.TAKE, intoPair - intoFuller, 0, report),
-            (a, b) -> new Decision(a.allowed() && b.allowed(), (a.remaining() + b.remaining()) * shards / 2,
-                limit.capacity(), Math.max(a.retryAfterMillis(), b.retryAfterMillis()),
-                Math.max(a.resetAfterMillis(), b.resetAfterMillis())));
+        .thenCombine(on(pair.other(), Operation.TAKE, intoPair - intoFuller, 0, report), this::settled);
     double beyond = count - intoPair;
     if (beyond <= 0 || shards == 2) {
       return taken;
@@ -192,11 +189,14 @@ final class ShardedLimit extends BoundLimit {
       double intoEmptier = Math.min(count, shardCapacity - pair.otherLevel().remaining());
       double intoFuller = Math.min(count - intoEmptier, shardCapacity - pair.fullerLevel().remaining());
       return space.refundAsync(pair.other(), Math.max(0, intoEmptier))
-          .thenCombine(space.refundAsync(pair.fuller(), Math.max(0, intoFuller)),
-              (a, b) -> new Decision(a.allowed() && b.allowed(), (a.remaining() + b.remaining()) * shards / 2,
-                  limit.capacity(), Math.max(a.retryAfterMillis(), b.retryAfterMillis()),
-                  Math.max(a.resetAfterMillis(), b.resetAfterMillis())));
+          .thenCombine(space.refundAsync(pair.fuller(), Math.max(0, intoFuller)), this::settled);
     });
+  }
+
+  /** A settlement's answer (a refund's, a take's) from those of the two shards it went to: checks for 0 units. */
+  private Decision settled(Decision a, Decision b) {
+    return new Decision(a.allowed() && b.allowed(), (a.remaining() + b.remaining()) * shards / 2, limit.capacity(),
+        Math.max(a.retryAfterMillis(), b.retryAfterMillis()), Math.max(a.resetAfterMillis(), b.resetAfterMillis()));
   }
 
   /** All-or-nothing calls charge the shards chosen now; their decisions combine into one. */
