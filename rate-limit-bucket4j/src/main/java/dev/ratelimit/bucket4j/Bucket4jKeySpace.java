@@ -4,6 +4,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Operation;
 import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.algorithm.LimitKind;
 import dev.ratelimit.store.KeySpace;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BucketConfiguration;
@@ -36,6 +37,8 @@ final class Bucket4jKeySpace implements KeySpace {
   private final Buckets buckets;
   private final String prefix;
   private final BucketConfiguration shared;
+  /** How deep in debt a take may leave a bucket, in tokens (docs/design.md §2.4). */
+  private final long debtTokens;
 
   Bucket4jKeySpace(String name, BucketMapping mapping, Buckets buckets) {
     this.name = name;
@@ -43,6 +46,7 @@ final class Bucket4jKeySpace implements KeySpace {
     this.buckets = buckets;
     this.prefix = name + ':' + mapping.fingerprint() + ':';
     this.shared = mapping.sameForEveryKey() ? mapping.configuration("") : null;
+    this.debtTokens = mapping.tokens(LimitKind.debtBound(mapping.limit()), false);
   }
 
   @Override
@@ -77,6 +81,7 @@ final class Bucket4jKeySpace implements KeySpace {
       case CHECK -> tokens == 0 ? look(bucket(key, false))
           : DecisionMapping.check(bucket(key, false).asVerbose().estimateAbilityToConsume(tokens), mapping, tokens);
       case RESERVE -> reserve(bucket(key, tokens > 0), tokens, maxWaitMillis);
+      case TAKE -> take(bucket(key, tokens > 0), tokens);
     });
   }
 
@@ -113,8 +118,16 @@ final class Bucket4jKeySpace implements KeySpace {
     }
   }
 
-  /** A reservation of 0 units: admitted once the key is out of debt, if the caller waits that long. */
-  private static Decision reserveNothing(BucketReading now, long maxWaitMillis) {
+  /**
+   * A reservation of 0 units: admitted once the key is out of debt, if the caller waits that long;
+   * denied, as a reservation that does not fit, while the key is deeper in debt than
+   * {@code maxReserved} (a take may go deeper).
+   */
+  private Decision reserveNothing(BucketReading now, long maxWaitMillis) {
+    long deepest = mapping.maxReservedTokens();
+    if (deepest != Long.MAX_VALUE && now.tokens() < -deepest) {
+      return DecisionMapping.reserveDenied(now, 0, maxWaitMillis);
+    }
     long wait = now.millisUntil(0);
     return wait <= maxWaitMillis ? DecisionMapping.reserved(now, wait) : DecisionMapping.reserveDenied(now, 0, maxWaitMillis);
   }
@@ -140,6 +153,83 @@ final class Bucket4jKeySpace implements KeySpace {
     }
     long wait = before.taking(tokens).millisUntil(0);
     return wait > maxWaitMillis || wait >= BucketReading.NEVER ? 0 : Math.max(1, wait) * 1_000_000L;
+  }
+
+  /**
+   * A take: {@code consumeIgnoringRateLimits}, which bucket4j applies whatever the bucket holds;
+   * then, if that left the bucket deeper in debt than the bound, {@code addTokens} gives back
+   * what is beyond it in whole tokens (at most what this take took). Two operations, not one
+   * (README: differences): between them the bucket is deeper than the bound for that instant,
+   * and takes racing on a bucket each give back what they took beyond it, so that the bucket ends
+   * at the bound as one take after the other leaves it. A count of more than the capacity and the
+   * bound together is taken as that many tokens: the rest would be given back anyway.
+   */
+  private Decision take(Bucket bucket, long tokens) {
+    if (tokens == 0) {
+      return look(bucket);
+    }
+    long taking = taking(tokens);
+    VerboseResult<Long> result;
+    try {
+      result = bucket.asVerbose().consumeIgnoringRateLimits(taking);
+    } catch (IllegalArgumentException e) {
+      throw tooLongToRepay(taking, e);
+    }
+    BucketReading after = taken(result, taking);
+    long beyond = beyondTheBound(after, taking);
+    return DecisionMapping.look(beyond > 0 ? reading(bucket.asVerbose().addTokens(beyond)) : after);
+  }
+
+  private CompletableFuture<Decision> takeAsync(AsyncBucketProxy bucket, long tokens) {
+    if (tokens == 0) {
+      return lookAsync(bucket);
+    }
+    long taking = taking(tokens);
+    return bucket.asVerbose().consumeIgnoringRateLimits(taking).handle((result, failure) -> {
+      if (failure == null) {
+        return result;
+      }
+      Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+      throw cause instanceof IllegalArgumentException e ? tooLongToRepay(taking, e) : new CompletionException(cause);
+    }).thenCompose(result -> {
+      BucketReading after = taken(result, taking);
+      long beyond = beyondTheBound(after, taking);
+      return beyond > 0 ? bucket.asVerbose().addTokens(beyond).thenApply(r -> DecisionMapping.look(reading(r)))
+          : CompletableFuture.completedFuture(DecisionMapping.look(after));
+    });
+  }
+
+  /** The tokens to take for a count: no more than a full bucket can owe at the bound. */
+  private long taking(long tokens) {
+    long most = mapping.capacityTokens() + debtTokens;
+    return most < 0 || tokens < most ? tokens : most;
+  }
+
+  /**
+   * The bucket after bucket4j's {@code consumeIgnoringRateLimits}. bucket4j takes nothing when
+   * the wait to repay the debt would not fit in its nanoseconds (about 292 years): it answers
+   * "never" ({@code Long.MAX_VALUE}), or a local bucket throws.
+   */
+  private BucketReading taken(VerboseResult<Long> result, long taking) {
+    if (result.getValue() == Long.MAX_VALUE) {
+      throw tooLongToRepay(taking, null);
+    }
+    return reading(result);
+  }
+
+  private UnsupportedOperationException tooLongToRepay(long taking, Throwable cause) {
+    UnsupportedOperationException refused = new UnsupportedOperationException("the bucket4j store can't take "
+        + mapping.units(taking) + " units into debt on limit '" + name + "' (a " + mapping.limit().kind()
+        + "): bucket4j counts the wait to repay a debt in nanoseconds, and this one would take longer than about "
+        + "292 years");
+    refused.initCause(cause);
+    return refused;
+  }
+
+  /** Tokens the bucket owes beyond the debt bound after a take, at most what the take took. */
+  private long beyondTheBound(BucketReading after, long taking) {
+    long beyond = -debtTokens - after.tokens();
+    return beyond > 0 ? Math.min(beyond, taking) : 0;
   }
 
   @Override
@@ -175,6 +265,7 @@ final class Bucket4jKeySpace implements KeySpace {
         case CHECK -> tokens == 0 ? lookAsync(bucket)
             : bucket.asVerbose().estimateAbilityToConsume(tokens).thenApply(r -> DecisionMapping.check(r, mapping, tokens));
         case RESERVE -> reserveAsync(bucket, tokens, maxWaitMillis);
+        case TAKE -> takeAsync(bucket, tokens);
       };
     });
   }
@@ -263,8 +354,9 @@ final class Bucket4jKeySpace implements KeySpace {
 
   /**
    * What a failure means: on a remote backend, anything but a misuse of bucket4j (an
-   * {@link IllegalArgumentException}) is a backend that could not be reached or did not answer in
-   * time; locally, failures pass unchanged.
+   * {@link IllegalArgumentException}) or a request this store refuses (an
+   * {@link UnsupportedOperationException}) is a backend that could not be reached or did not
+   * answer in time; locally, failures pass unchanged.
    */
   private RuntimeException unavailable(Throwable failure) {
     Throwable cause = failure;
@@ -274,7 +366,7 @@ final class Bucket4jKeySpace implements KeySpace {
     if (cause instanceof StoreUnavailableException unavailable) {
       return unavailable;
     }
-    if (!buckets.remote() || cause instanceof IllegalArgumentException) {
+    if (!buckets.remote() || cause instanceof IllegalArgumentException || cause instanceof UnsupportedOperationException) {
       return cause instanceof RuntimeException runtime ? runtime : new CompletionException(cause);
     }
     return new StoreUnavailableException("bucket4j could not decide for limit '" + name + "': " + cause, cause);

@@ -187,4 +187,70 @@ class LocalBucketsDifferencesTest {
       assertThat(((Buckets.Local) store.buckets()).size()).isEqualTo(99);
     }
   }
+
+  /**
+   * README difference 14: a take beyond the debt bound is taken, then what is beyond the bound
+   * given back in whole tokens: two bucket4j calls. Takes racing on one bucket each give back what
+   * they took beyond the bound, so the bucket ends at the bound, as one take after the other
+   * leaves it. A token bucket's refilled fraction of a token stays: it ends less than a token
+   * short of the bound.
+   */
+  @Test
+  void takesToTheBound_leaveATokenBucketsRefilledFractionOfATokenStanding() {
+    try (RateLimiter ours = bucket4j("l", "token-bucket rate=10 period=1m capacity=20");
+        RateLimiter core = limiter(new InMemoryStore(clock), "l", "token-bucket rate=10 period=1m capacity=20")) {
+      ours.limit("l", "k", 20);
+      core.limit("l", "k", 20);
+      clock.advanceMillis(1); // 1/6000 of a unit: 166 tokens and two thirds of one
+      assertThat(core.take("l", "k", 50).remaining()).isEqualTo(-20);
+      assertThat(ours.take("l", "k", 50).remaining()).isGreaterThan(-20).isCloseTo(-20, within(1e-6));
+    }
+  }
+
+  /**
+   * README difference 14: a take beyond the debt bound is taken, then what is beyond the bound
+   * given back: two bucket4j calls. Takes racing on one bucket each give back what they took
+   * beyond the bound, so the bucket ends at the bound, as one take after the other leaves it.
+   */
+  @Test
+  void takesBeyondTheBound_areGivenBack_andRacingTakesEndAtTheBound() throws Exception {
+    try (RateLimiter limiter = bucket4j("l", "token-bucket rate=10 period=365d", "w", "fixed-window rate=10 period=365d")) {
+      assertThat(limiter.take("l", "k", 1e12).remaining()).isEqualTo(-10);
+      assertThat(limiter.take("l", "k", 3).remaining()).as("no deeper").isEqualTo(-10);
+      ExecutorService pool = Executors.newFixedThreadPool(4);
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        done.add(pool.submit(() -> {
+          start.await();
+          for (int i = 0; i < 500; i++) {
+            limiter.take("l", "hot", 7);
+            limiter.take("w", "hot", 1e9);
+          }
+          return null;
+        }));
+      }
+      start.countDown();
+      for (Future<?> future : done) {
+        future.get(1, TimeUnit.MINUTES);
+      }
+      pool.shutdown();
+      assertThat(limiter.check("l", "hot", 0).remaining()).isEqualTo(-10);
+      assertThat(limiter.check("w", "hot", 0).remaining()).isEqualTo(-10);
+    }
+  }
+
+  /**
+   * README difference 15: bucket4j counts the wait to repay a debt in nanoseconds (about 292
+   * years at most); a take whose debt would take longer to repay is refused, naming the limit.
+   */
+  @Test
+  void takesWhoseRepaymentOutlastsBucket4jsNanoseconds_areRefused() {
+    try (RateLimiter limiter = bucket4j("l", "token-bucket rate=1 period=100000d")) {
+      assertThat(limiter.take("l", "k", 5).remaining()).as("274 years to repay").isEqualTo(-1);
+      assertThatThrownBy(() -> limiter.take("l", "k", 1)).isInstanceOf(UnsupportedOperationException.class)
+          .hasMessageContaining("limit 'l' (a token-bucket)").hasMessageContaining("292 years");
+      assertThat(limiter.check("l", "k", 0).remaining()).as("nothing taken").isEqualTo(-1);
+    }
+  }
 }

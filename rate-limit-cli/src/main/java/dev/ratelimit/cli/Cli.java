@@ -54,8 +54,10 @@ public final class Cli {
         -h, --help         show this text
 
       Input, one request per line:
-        JSON   {"t": <epoch ms>, "limit": "api", "key": "u1", "op": "limit|check|reserve|reset",
-               "count": 1}   (op defaults to limit, count to 1, limit to the only declared one)
+        JSON   {"t": <epoch ms>, "limit": "api", "key": "u1",
+               "op": "limit|check|reserve|reset|take|refund", "count": 1}
+               (op defaults to limit, count to 1, limit to the only declared one; take and
+               refund settle a charge: units taken whatever the key holds, units given back)
         access log lines in Common or Combined Log Format: the key is the client address
                (needs a single declared limit)
 

@@ -76,7 +76,7 @@ final class LevelTrace {
       }
       Outcome outcome = line.line().replayOn(replayer);
       if (sampler != null) {
-        sampler.record(request.t(), outcome.decision());
+        sampler.record(request.t(), outcome.decision(), !request.settles());
       }
     }
 
@@ -133,11 +133,14 @@ final class LevelTrace {
       last = t;
     }
 
-    /** @param decision the request's decision, or {@code null} for a reset */
-    void record(long t, Decision decision) {
+    /**
+     * @param decision the request's decision, or {@code null} for a reset
+     * @param marked whether it is a request, drawn as a dot or a cross (a settlement is not)
+     */
+    void record(long t, Decision decision, boolean marked) {
       double units = decision != null ? decision.remaining() : probe(t);
       levels.add(new Point(t, units));
-      if (decision != null) {
+      if (decision != null && marked) {
         marks.add(new Mark(t, units, decision.allowed()));
       }
       last = Math.max(last, t);

@@ -29,6 +29,8 @@ final class Summary {
     private int admitted;
     private int denied;
     private int resets;
+    /** Takes and refunds: units settled, not decisions on requests. */
+    private int settlements;
     /** Decisions per key, in the order keys first appeared. */
     private final Map<String, Integer> requests = new LinkedHashMap<>();
     private final Map<String, Integer> deniedByKey = new HashMap<>();
@@ -101,6 +103,10 @@ final class Summary {
       counts.resets++;
       return;
     }
+    if (outcome.request().settles()) {
+      counts.settlements++;
+      return;
+    }
     String key = outcome.request().key();
     counts.requests.merge(key, 1, Integer::sum);
     if (decision.allowed()) {
@@ -130,10 +136,12 @@ final class Summary {
     err.println("ratelimit simulate: " + lines + (lines == 1 ? " line" : " lines"));
     limits.forEach((name, counts) -> {
       String resets = counts.resets == 0 ? "" : ", " + counts.resets + (counts.resets == 1 ? " reset" : " resets");
+      String settled = counts.settlements == 0 ? ""
+          : ", " + counts.settlements + (counts.settlements == 1 ? " settlement" : " settlements");
       err.println("  " + name + " (" + counts.limit + "): "
-          + (counts.decisions() == 0 && counts.resets == 0
+          + (counts.decisions() == 0 && counts.resets == 0 && counts.settlements == 0
               ? "no requests"
-              : counts.admitted + " admitted, " + counts.denied + " denied" + resets));
+              : counts.admitted + " admitted, " + counts.denied + " denied" + settled + resets));
       if (counts.denied > 0) {
         err.println("    most denied: " + counts.mostDenied(TOP_DENIED).stream()
             .map(e -> display(e.getKey()) + " " + e.getValue())

@@ -44,6 +44,20 @@ class LevelTraceTest {
         .containsExactly(new Point(1000, 2), new Point(1000, 1), new Point(0, 0));
   }
 
+  /** A settlement moves the level, drawn as such, but is no request: no dot, no cross. */
+  @Test
+  void panels_drawASettlementsLevelWithoutAMark() throws IOException {
+    List<Panel> panels = panels("""
+        {"t": 0, "key": "k", "count": 1}
+        {"t": 0, "key": "k", "op": "take", "count": 2}
+        {"t": 0, "key": "k", "op": "refund", "count": 3}
+        """, 100, "api=token-bucket rate=1 period=1s capacity=2");
+
+    Series series = panels.get(0).series().get(0);
+    assertThat(series.levels()).containsExactly(new Point(0, 2), new Point(0, 1), new Point(0, -1), new Point(0, 2));
+    assertThat(series.marks()).containsExactly(new Mark(0, 1, true));
+  }
+
   @Test
   void panels_showAResetAsAFullKey() throws IOException {
     List<Panel> panels = panels("""

@@ -175,6 +175,27 @@ class SimulateTest {
         """);
   }
 
+  /** Takes and refunds settle units: counted apart, neither admitted nor denied. */
+  @Test
+  void simulate_summaryCountsSettlementsApart() {
+    CliRun run = CliRun.run("""
+        {"t": 0, "key": "a", "count": 2}
+        {"t": 0, "key": "a", "op": "take", "count": 5}
+        {"t": 0, "key": "a"}
+        {"t": 0, "key": "a", "op": "refund", "count": 1}
+        {"t": 0, "key": "a", "op": "take", "count": -1}
+        """, "simulate", "--limit", API);
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.stdout()).contains("\"op\": \"take\", \"count\": 5, \"allowed\": false, \"remaining\": -2");
+    assertThat(run.stderr()).isEqualTo("""
+        ratelimit simulate: 5 lines
+          api (token-bucket rate=2 period=1s): 1 admitted, 1 denied, 2 settlements
+            most denied: a 1
+          error lines: 1 (first: line 5: take count must be a finite number, 0 or more, but was -1.0 (limit 'api'))
+        """);
+  }
+
   @Test
   void simulate_summaryListsTheFiveMostDeniedKeys() {
     StringBuilder input = new StringBuilder();

@@ -152,6 +152,16 @@ public abstract class LimitKind {
     return kind == of(previous) && kind.inPlace() && !kind.offsetPerKey(previous) && !kind.offsetPerKey(next);
   }
 
+  /**
+   * How deep in debt a take ({@link dev.ratelimit.Operation#TAKE}) may leave a key of this
+   * limit: one capacity, or {@code maxReserved} when that is finite and deeper (docs/design.md
+   * §2.4). The algorithms and the Lua scripts apply it; callers that split a take (shards) or
+   * carry it to another backend (bucket4j) read it here.
+   */
+  public static double debtBound(Limit limit) {
+    return Rules.debtBound(limit.capacity(), limit.maxReserved());
+  }
+
   /** What identifies a limit's state beyond its parameters, or {@code null}. */
   String alignment(Limit limit) {
     return null;

@@ -13,10 +13,13 @@ import dev.ratelimit.Operation;
 public abstract class ObjectAlgorithm<S> {
   protected final double capacity;
   protected final double tolerance;
+  /** How deep in debt a take may leave a key ({@link Rules#debtBound}: one capacity, these kinds reserve nothing). */
+  private final double debtBound;
 
   protected ObjectAlgorithm(double capacity) {
     this.capacity = capacity;
     this.tolerance = Rules.tolerance(capacity);
+    this.debtBound = Rules.debtBound(capacity, 0);
   }
 
   /** One request's decision and the state it leaves (the same instance when nothing changed). */
@@ -34,8 +37,15 @@ public abstract class ObjectAlgorithm<S> {
   /** An estimate, in milliseconds from {@code now}, of when the level reaches {@code units}. */
   protected abstract double estimateWait(S state, long now, double units);
 
-  /** Applies one request; these kinds have no reservations, so {@code op} is LIMIT or CHECK. */
+  /**
+   * Applies one request; these kinds have no reservations, so {@code op} is LIMIT, CHECK or TAKE
+   * (whose decision is the state afterwards as a check for 0 units).
+   */
   public final Step<S> step(S state, Operation op, double count, long now) {
+    if (op == Operation.TAKE) {
+      S next = take(state, now, count);
+      return new Step<>(next, step(next, Operation.CHECK, 0, now).decision());
+    }
     double level = level(state, now);
     if (!Rules.reaches(level, count, tolerance)) {
       return new Step<>(state, new Decision(false, level, capacity, waitUntil(state, now, count),
@@ -47,6 +57,16 @@ public abstract class ObjectAlgorithm<S> {
     }
     S next = consume(state, now, count);
     return new Step<>(next, new Decision(true, Math.max(0, level - count), capacity, 0, untilFresh(next, now)));
+  }
+
+  /**
+   * The state with {@code count} units taken whatever the level: used above the capacity, until
+   * they slide out or the period ends, down to a level of {@code −capacity} at most (the rest is
+   * not taken); the same instance when nothing is taken.
+   */
+  public final S take(S state, long now, double count) {
+    double units = Math.min(count, level(state, now) + debtBound);
+    return units > 0 ? consume(state, now, units) : state;
   }
 
   /** Milliseconds until the key is back to its full, fresh state (0: it is, and may be dropped). */

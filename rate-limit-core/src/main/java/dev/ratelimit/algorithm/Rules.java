@@ -35,6 +35,18 @@ final class Rules {
     return op == Operation.RESERVE ? -maxReserved : 0;
   }
 
+  /**
+   * How deep in debt a take ({@link Operation#TAKE}) may leave a key: one capacity, or
+   * {@code maxReserved} when that is finite and deeper. One capacity is a whole burst: a key that
+   * far in debt admits nothing for a whole refill time (a window, a period) after it would have
+   * been empty, so an overrun up to what the limit ever admits at once is paid in full; without a
+   * bound one huge count would lock the key for years and push its state past what a double
+   * holds exactly. A limit whose reservations may go deeper lets a take go as deep.
+   */
+  static double debtBound(double capacity, double maxReserved) {
+    return Double.isInfinite(maxReserved) ? capacity : Math.max(capacity, maxReserved);
+  }
+
   /** How far below a boundary a level still counts as reaching it, for a limit of this capacity. */
   static double tolerance(double capacity) {
     return TOLERANCE * Math.max(1, capacity);

@@ -25,11 +25,14 @@ public abstract class WordAlgorithm {
   protected final double capacity;
   protected final double maxReserved;
   protected final double tolerance;
+  /** How deep in debt a take may leave a key ({@link Rules#debtBound}). */
+  private final double debtBound;
 
   protected WordAlgorithm(double capacity, double maxReserved) {
     this.capacity = capacity;
     this.maxReserved = maxReserved;
     this.tolerance = Rules.tolerance(capacity);
+    this.debtBound = Rules.debtBound(capacity, maxReserved);
   }
 
   /** Units available at {@code now}: at most the capacity, negative while in debt. */
@@ -51,31 +54,64 @@ public abstract class WordAlgorithm {
   public abstract boolean usesStamp();
 
   /**
-   * The state to write for an admitted request that consumes, or {@code NaN} when nothing is to
-   * be written: a denial, a check, 0 units. The decision follows from {@link #admitted} once
-   * written, or from {@link #decide} when not.
+   * The state to write for an admitted request that consumes (a take does unless the key is
+   * already at its debt bound), or {@code NaN} when nothing is to be written: a denial, a check,
+   * 0 units, a take that takes nothing. The decision follows from {@link #admitted} once written,
+   * or from {@link #decide} when not.
    */
   public final double next(double state, long stamp, Operation op, double count, long maxWait, long now) {
     if (op == Operation.CHECK || count == 0) {
       return Double.NaN;
     }
-    if (op == Operation.RESERVE) {
-      Decision decision = decide(state, stamp, op, count, maxWait, now);
-      return decision.allowed() ? withLevel(state, stamp, now, decision.remaining()) : Double.NaN;
+    if (op != Operation.LIMIT) {
+      return nextInDebt(state, stamp, op, count, maxWait, now);
     }
     double after = level(state, stamp, now) - count;
     return Rules.reaches(after, 0, tolerance) ? withLevel(state, stamp, now, after > 0 ? after : 0) : Double.NaN;
   }
 
-  /** The decision for a request whose {@link #next} state was written (its stamp raised to now). */
+  /** {@link #next} for the requests that may leave the key in debt: a reservation, a take. */
+  private double nextInDebt(double state, long stamp, Operation op, double count, long maxWait, long now) {
+    if (op == Operation.TAKE) {
+      return take(state, stamp, count, now);
+    }
+    Decision decision = decide(state, stamp, op, count, maxWait, now);
+    return decision.allowed() ? withLevel(state, stamp, now, decision.remaining()) : Double.NaN;
+  }
+
+  /**
+   * The state with {@code count} units taken whatever the level: into debt down to the
+   * {@link Rules#debtBound}, never deeper (the rest is not taken); {@code NaN} when nothing is
+   * taken (a key at the bound, or deeper by a reservation, stays as it is and, as a denial,
+   * stores nothing).
+   */
+  private double take(double state, long stamp, double count, long now) {
+    double level = level(state, stamp, now);
+    double after = Math.max(level - count, Math.min(level, -debtBound));
+    return after < level ? withLevel(state, stamp, now, after) : Double.NaN;
+  }
+
+  /**
+   * The decision for a request whose {@link #next} state was written (its stamp raised to now);
+   * for a take, the state afterwards as a check for 0 units.
+   */
   public final Decision admitted(double next, long nextStamp, Operation op, long now) {
+    if (op == Operation.TAKE) {
+      return decide(next, nextStamp, Operation.CHECK, 0, 0, now);
+    }
     double level = level(next, nextStamp, now);
     long wait = op == Operation.RESERVE ? waitUntil(next, nextStamp, now, level, 0) : 0;
     return new Decision(true, level, capacity, wait, waitUntil(next, nextStamp, now, level, capacity));
   }
 
-  /** The decision for one request, changing nothing: for checks, denials, 0 units. */
+  /**
+   * The decision for one request, changing nothing: for checks, denials, 0 units. A take that
+   * changes nothing (0 units) answers as a take does: a check for 0 units.
+   */
   public final Decision decide(double state, long stamp, Operation op, double count, long maxWait, long now) {
+    if (op == Operation.TAKE) {
+      return decide(state, stamp, Operation.CHECK, 0, 0, now);
+    }
     double level = level(state, stamp, now);
     if (!Rules.reaches(level - count, Rules.floor(op, maxReserved), tolerance)) {
       return denied(state, stamp, op, count, now, level);

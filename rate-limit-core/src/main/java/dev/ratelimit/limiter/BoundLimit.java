@@ -209,9 +209,34 @@ class BoundLimit {
   final PendingCharge charge(String key, double count) {
     check(Operation.LIMIT, count);
     Report report = new Report();
-    Decision decision = decide(key, Operation.LIMIT, count, 0, report);
+    return pending(key, count, decide(key, Operation.LIMIT, count, 0, report), report);
+  }
+
+  /** {@link #charge} without blocking: the charge once the store has decided. */
+  final CompletionStage<PendingCharge> chargeAsync(String key, double count) {
+    check(Operation.LIMIT, count);
+    Report report = new Report();
+    return decideAsync(key, Operation.LIMIT, count, 0, report).thenApply(decision -> pending(key, count, decision, report));
+  }
+
+  /** A charge's decision as its caller gets it, and whether its units were really taken. */
+  private PendingCharge pending(String key, double count, Decision decision, Report report) {
     boolean taken = decision.allowed() && report.fallback(policy()) != FailurePolicy.OPEN;
     return new PendingCharge(this, key, count, finish(key, decision, listener == null ? null : report), taken);
+  }
+
+  /**
+   * Takes {@code count} units whatever the key holds ({@link Operation#TAKE}): units already
+   * spent. A settlement, not a decision: not reported, as a refund is not.
+   */
+  Decision take(String key, double count) {
+    checkAmount("take", count);
+    return decide(key, Operation.TAKE, count, 0, null);
+  }
+
+  CompletionStage<Decision> takeAsync(String key, double count) {
+    checkAmount("take", count);
+    return decideAsync(key, Operation.TAKE, count, 0, null);
   }
 
   /** The decision on the store, or by the failure policy (noted in {@code report}, if any). */
@@ -266,19 +291,24 @@ class BoundLimit {
   }
 
   Decision refund(String key, double count) {
-    checkRefund(count);
+    checkAmount("refund", count);
     return space.refund(key, count);
   }
 
   CompletionStage<Decision> refundAsync(String key, double count) {
-    checkRefund(count);
+    checkAmount("refund", count);
     return space.refundAsync(key, count);
   }
 
-  final void checkRefund(double count) {
+  /**
+   * Refuses a count given back or taken whatever the key holds (a refund, a take, a charge's
+   * actual count) that is not a finite number ≥ 0; any such count is accepted, as what it moves
+   * is bounded by the capacity (a refund) or the debt bound (a take).
+   */
+  final void checkAmount(String what, double count) {
     if (!(count >= 0) || Double.isInfinite(count)) {
-      throw new IllegalArgumentException(
-          "refund count must be a finite number, 0 or more, but was " + count + " (limit '" + name + "')");
+      throw new IllegalArgumentException(what + " count must be a finite number, 0 or more, but was " + count
+          + " (limit '" + name + "')");
     }
   }
 

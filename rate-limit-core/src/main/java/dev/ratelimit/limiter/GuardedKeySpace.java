@@ -13,7 +13,8 @@ import java.util.function.Supplier;
  * A store's key space with the limit's failure policy around it: while the store can't decide,
  * {@code open} admits, {@code closed} passes the {@link StoreUnavailableException} on, and
  * {@code local} decides on an in-memory store (the same limit, its own state) until the store
- * answers again.
+ * answers again. Settlements (refunds, takes) go to the local store under {@code local} and fail
+ * otherwise.
  */
 final class GuardedKeySpace implements KeySpace {
   private final KeySpace store;
@@ -62,10 +63,18 @@ final class GuardedKeySpace implements KeySpace {
         () -> Futures.completed(() -> withoutStore(key, op, count, maxWait, report)));
   }
 
-  /** The decision of the failure policy. */
+  /**
+   * The decision of the failure policy. A take (units already spent) has nothing to admit: under
+   * {@code open} it fails as under {@code closed}, as a refund does.
+   */
   private Decision withoutStore(String key, Operation op, double count, long maxWait, Report report) {
     Decision decision = switch (policy) {
-      case OPEN -> new Decision(true, limit().capacity(), limit().capacity(), 0, 0);
+      case OPEN -> {
+        if (op == Operation.TAKE) {
+          throw guard.health().lastFailure();
+        }
+        yield new Decision(true, limit().capacity(), limit().capacity(), 0, 0);
+      }
       case CLOSED -> throw guard.health().lastFailure();
       case LOCAL -> local.get().apply(key, op, count, maxWait);
     };

@@ -140,7 +140,8 @@ public final class RateLimiter implements AutoCloseable {
 
   /**
    * Takes {@code count} units now, to be kept or given back once the outcome is known
-   * ({@link PendingCharge#settle}): charging by outcome, exact under concurrency.
+   * ({@link PendingCharge#settle}), or settled with what the call really cost
+   * ({@link PendingCharge#settleActual}): charging by outcome, exact under concurrency.
    */
   public PendingCharge charge(String name, String key, double count) {
     return bound(name).charge(key(key), count);
@@ -149,6 +150,43 @@ public final class RateLimiter implements AutoCloseable {
   /** {@link #charge(String, String, double)} under a plan's spec. */
   public PendingCharge charge(String name, String plan, String key, double count) {
     return bound(name, plan).charge(key(key), count);
+  }
+
+  /** {@link #charge(String, String, double)} without blocking, for callers on an event loop. */
+  public CompletionStage<PendingCharge> chargeAsync(String name, String key, double count) {
+    return bound(name).chargeAsync(key(key), count);
+  }
+
+  /** {@link #chargeAsync(String, String, double)} under a plan's spec. */
+  public CompletionStage<PendingCharge> chargeAsync(String name, String plan, String key, double count) {
+    return bound(name, plan).chargeAsync(key(key), count);
+  }
+
+  /**
+   * Takes {@code count} units whatever the key holds: units already spent, charged after the
+   * fact. The key may go into debt, so that later calls wait, down to one capacity (or
+   * {@code maxReserved}, when finite and deeper); the rest is not taken (docs/design.md §2.4).
+   * To charge an estimate first and settle it later, use {@link #charge} and
+   * {@link PendingCharge#settleActual}.
+   *
+   * @param count a finite number, 0 or more; any size (what it takes is bounded)
+   * @return the key's state afterwards, as a check for 0 units (not allowed while in debt)
+   */
+  public Decision take(String name, String key, double count) {
+    return bound(name).take(key(key), count);
+  }
+
+  /** {@link #take(String, String, double)} under a plan's spec. */
+  public Decision take(String name, String plan, String key, double count) {
+    return bound(name, plan).take(key(key), count);
+  }
+
+  public CompletionStage<Decision> takeAsync(String name, String key, double count) {
+    return bound(name).takeAsync(key(key), count);
+  }
+
+  public CompletionStage<Decision> takeAsync(String name, String plan, String key, double count) {
+    return bound(name, plan).takeAsync(key(key), count);
   }
 
   /** {@link #check(String, String, double)} under a plan's spec. */

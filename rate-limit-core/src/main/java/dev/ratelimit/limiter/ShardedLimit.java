@@ -24,11 +24,14 @@ import java.util.concurrent.ThreadLocalRandom;
 final class ShardedLimit extends BoundLimit {
   private final Binding binding;
   private final int shards;
+  /** How deep in debt a take may leave one shard: its share of the limit's bound. */
+  private final double shardDebt;
 
   ShardedLimit(Binding binding, String name, Limit limit, KeySpace previous) {
     super(binding, name, perShard(limit), limit, previous == null ? null : store -> store.rebind(previous, perShard(limit)));
     this.binding = binding;
     this.shards = limit.shards();
+    this.shardDebt = LimitKind.debtBound(perShard(limit));
   }
 
   /** One shard's share of a limit, as its kind splits it. */
@@ -50,8 +53,14 @@ final class ShardedLimit extends BoundLimit {
 
   /** Two shards looked at: the fuller first. */
   private record Pair(String fuller, Decision fullerLevel, String other, Decision otherLevel) {
+    /** The units a request may draw on: what each shard holds above 0. */
     double total() {
       return Math.max(0, fullerLevel.remaining()) + Math.max(0, otherLevel.remaining());
+    }
+
+    /** The units the two hold, a debt counted against the other's units: what a decision reports. */
+    double sum() {
+      return fullerLevel.remaining() + otherLevel.remaining();
     }
   }
 
@@ -73,14 +82,44 @@ final class ShardedLimit extends BoundLimit {
     return probe(key, report).thenCompose(pair -> switch (op) {
       case RESERVE -> on(pair.fuller(), Operation.RESERVE, count, maxWait, report)
           .thenApply(d -> scaled(d, d.remaining() + Math.max(0, pair.otherLevel().remaining()), pair));
-      case CHECK -> pair.total() >= count
-          ? CompletableFuture.completedFuture(admitted(pair, pair.total()))
+      // as a limit draws: nothing while the fuller shard is in debt (count 0 reveals a debt)
+      case CHECK -> pair.fullerLevel().allowed() && pair.total() >= count
+          ? CompletableFuture.completedFuture(admitted(pair, pair.sum()))
           : denied(pair, count, report);
       case LIMIT -> binding.limitAllAsync(split(pair, count, raw), split(pair, count, space), report)
           .thenCompose(decisions -> allAllowed(decisions)
-          ? CompletableFuture.completedFuture(admitted(pair, pair.total() - count))
+          ? CompletableFuture.completedFuture(admitted(pair, pair.sum() - count))
           : denied(pair, count, report));
+      case TAKE -> takeFromShards(key, pair, count, report);
     });
+  }
+
+  /**
+   * A take over the shards: the two looked at owe what they can, the fuller first until both are
+   * level, then both alike (so that neither goes into debt before the other is empty), each down
+   * to its share of the debt bound; what is beyond those two (a count above what they can owe) is
+   * spread over the other shards, each down to its share too. Every part is a take, which no
+   * shard refuses: the units taken add up to the count, up to the bound.
+   */
+  private CompletionStage<Decision> takeFromShards(String key, Pair pair, double count, Report report) {
+    double fullerRoom = Math.max(0, pair.fullerLevel().remaining() + shardDebt);
+    double otherRoom = Math.max(0, pair.otherLevel().remaining() + shardDebt);
+    double intoPair = Math.min(count, fullerRoom + otherRoom);
+    double intoFuller = Math.min(intoPair, (intoPair + fullerRoom - otherRoom) / 2);
+    CompletionStage<Decision> taken = on(pair.fuller(), Operation.TAKE, intoFuller, 0, report)
+        .thenCombine(on(pair.other(), Operation.TAKE, intoPair - intoFuller, 0, report), this::settled);
+    double beyond = count - intoPair;
+    if (beyond <= 0 || shards == 2) {
+      return taken;
+    }
+    List<CompletableFuture<Decision>> rest = new ArrayList<>(shards - 2);
+    for (int shard = 0; shard < shards; shard++) {
+      String other = shardKey(key, shard);
+      if (!other.equals(pair.fuller()) && !other.equals(pair.other())) {
+        rest.add(on(other, Operation.TAKE, beyond / (shards - 2), 0, report).toCompletableFuture());
+      }
+    }
+    return taken.thenCombine(CompletableFuture.allOf(rest.toArray(CompletableFuture<?>[]::new)), (decision, all) -> decision);
   }
 
   /** The fuller shard alone if it suffices, else all of it and the rest from the other. */
@@ -102,7 +141,7 @@ final class ShardedLimit extends BoundLimit {
   private CompletionStage<Decision> denied(Pair pair, double count, Report report) {
     return on(pair.fuller(), Operation.CHECK, count / 2, 0, report)
         .thenCombine(on(pair.other(), Operation.CHECK, count / 2, 0, report),
-            (a, b) -> new Decision(false, pair.total() * shards / 2, limit.capacity(),
+            (a, b) -> new Decision(false, pair.sum() * shards / 2, limit.capacity(),
                 Math.max(1, Math.max(a.retryAfterMillis(), b.retryAfterMillis())),
                 Math.max(a.resetAfterMillis(), b.resetAfterMillis())));
   }
@@ -144,17 +183,20 @@ final class ShardedLimit extends BoundLimit {
   /** Units go back to the emptier of two shards, the rest (above its capacity) to the other. */
   @Override
   CompletionStage<Decision> refundAsync(String key, double count) {
-    checkRefund(count);
+    checkAmount("refund", count);
     double shardCapacity = limit.capacity() / shards;
     return probe(key, null).thenCompose(pair -> {
       double intoEmptier = Math.min(count, shardCapacity - pair.otherLevel().remaining());
       double intoFuller = Math.min(count - intoEmptier, shardCapacity - pair.fullerLevel().remaining());
       return space.refundAsync(pair.other(), Math.max(0, intoEmptier))
-          .thenCombine(space.refundAsync(pair.fuller(), Math.max(0, intoFuller)),
-              (a, b) -> new Decision(a.allowed() && b.allowed(), (a.remaining() + b.remaining()) * shards / 2,
-                  limit.capacity(), Math.max(a.retryAfterMillis(), b.retryAfterMillis()),
-                  Math.max(a.resetAfterMillis(), b.resetAfterMillis())));
+          .thenCombine(space.refundAsync(pair.fuller(), Math.max(0, intoFuller)), this::settled);
     });
+  }
+
+  /** A settlement's answer (a refund's, a take's) from those of the two shards it went to: checks for 0 units. */
+  private Decision settled(Decision a, Decision b) {
+    return new Decision(a.allowed() && b.allowed(), (a.remaining() + b.remaining()) * shards / 2, limit.capacity(),
+        Math.max(a.retryAfterMillis(), b.retryAfterMillis()), Math.max(a.resetAfterMillis(), b.resetAfterMillis()));
   }
 
   /** All-or-nothing calls charge the shards chosen now; their decisions combine into one. */

@@ -68,12 +68,13 @@ final class ObjectKeySpace<S> extends InMemoryKeySpace {
 
   /**
    * The state of a key absent from the map: fresh ({@code null}), or, if keys were evicted, the
-   * units the sketch charges it taken at {@code now}.
+   * units the sketch charges it taken at {@code now}; taken whatever the level, as a key evicted
+   * in debt (by takes) used more than the capacity.
    */
   private Object startingState(String key, long now) {
     UsageSketch evicted = sketch;
     double units = evicted == null ? 0 : evicted.units(key, now);
-    return units > 0 ? algorithm.step(null, Operation.LIMIT, units, now).state() : null;
+    return units > 0 ? algorithm.take(null, now, units) : null;
   }
 
   @Override

@@ -14,17 +14,21 @@ import java.util.StringJoiner;
  * {@link ManualClock} (docs/design.md §8): the format of {@code ratelimit simulate} and of the
  * conformance vectors.
  *
- * <p>Input: {@code {"t": <epoch ms>, "limit": "api", "key": "u1", "op": "limit|check|reserve|reset",
- * "count": 1}}; {@code op} defaults to {@code limit}, {@code count} to 1, {@code limit} to the only
- * declared one, {@code key} to the global key {@code ""}. Output: the input fields unchanged plus
- * {@code allowed}, {@code remaining}, {@code retryAfterMs}, {@code resetAfterMs}; a reset adds
- * {@code "reset": true}; a line that can't be decided adds {@code "error": true} and a
- * {@code message}, and changes nothing.
+ * <p>Input: {@code {"t": <epoch ms>, "limit": "api", "key": "u1", "op":
+ * "limit|check|reserve|reset|take|refund", "count": 1}}; {@code op} defaults to {@code limit},
+ * {@code count} to 1, {@code limit} to the only declared one, {@code key} to the global key
+ * {@code ""}. {@code take} and {@code refund} are the two halves of a charge's settlement
+ * ({@link dev.ratelimit.limiter.PendingCharge#settleActual}): units taken whatever the key holds,
+ * units given back. Output: the input fields unchanged plus {@code allowed}, {@code remaining},
+ * {@code retryAfterMs}, {@code resetAfterMs}; a reset adds {@code "reset": true}; a line that
+ * can't be decided adds {@code "error": true} and a {@code message}, and changes nothing.
  */
 public final class TraceReplayer {
   /** Fields this replayer writes; an input field of the same name is not echoed. */
   private static final Set<String> WRITTEN =
       Set.of("allowed", "remaining", "retryAfterMs", "resetAfterMs", "reset", "error", "message", "input");
+  /** The ops a line may name, in the order errors list them. */
+  private static final List<String> OPS = List.of("limit", "check", "reserve", "reset", "take", "refund");
 
   private final RateLimiter limiter;
   private final ManualClock clock;
@@ -40,7 +44,12 @@ public final class TraceReplayer {
   }
 
   /** One request as read from a line. */
-  public record Request(long t, String limit, String key, String op, double count) {}
+  public record Request(long t, String limit, String key, String op, double count) {
+    /** A take or a refund: units settled on a key, not a decision on a request. */
+    public boolean settles() {
+      return op.equals("take") || op.equals("refund");
+    }
+  }
 
   /**
    * What one line did.
@@ -91,6 +100,8 @@ public final class TraceReplayer {
       Decision decision = switch (request.op()) {
         case "limit" -> limiter.limit(request.limit(), request.key(), request.count());
         case "check" -> limiter.check(request.limit(), request.key(), request.count());
+        case "take" -> limiter.take(request.limit(), request.key(), request.count());
+        case "refund" -> limiter.refund(request.limit(), request.key(), request.count());
         default -> limiter.reserve(request.limit(), request.key(), request.count());
       };
       StringJoiner json = echo(fields)
@@ -133,8 +144,8 @@ public final class TraceReplayer {
     }
     String key = text(fields, "key", "");
     String op = text(fields, "op", "limit");
-    if (!List.of("limit", "check", "reserve", "reset").contains(op)) {
-      throw new IllegalArgumentException("unknown op '" + op + "'; allowed: limit, check, reserve, reset");
+    if (!OPS.contains(op)) {
+      throw new IllegalArgumentException("unknown op '" + op + "'; allowed: " + String.join(", ", OPS));
     }
     double count = 1;
     String rawCount = fields.get("count");

@@ -28,14 +28,14 @@ import net.jqwik.api.Provide;
 
 /**
  * Each algorithm, through the real limiter and in-memory store, against a plain reference model
- * over random timelines (time also going back): the same admissions, the same remaining units,
- * waits within a millisecond. And on the implementation alone: every wait is exact by its own
+ * over random timelines (time also going back, takes into debt and past their bound): the same
+ * admissions, the same remaining units, waits within a millisecond. And on the implementation alone: every wait is exact by its own
  * decisions.
  */
 class AlgorithmPropertiesTest {
   private static final long DAY = 86_400_000;
 
-  enum Op { LIMIT, CHECK, RESERVE }
+  enum Op { LIMIT, CHECK, RESERVE, TAKE }
 
   record Step(long dt, Op op, double count) {}
 
@@ -81,12 +81,14 @@ class AlgorithmPropertiesTest {
       clock.setMillis(now);
       Decision decision = apply(limiter, step);
       if (!decision.allowed() && step.op() != Op.RESERVE) {
+        // a take answers as a check for 0 units: when the key is out of debt
+        double asked = step.op() == Op.TAKE ? 0 : step.count();
         long retry = decision.retryAfterMillis();
         assertThat(retry).isPositive();
         clock.setMillis(now + retry);
-        assertThat(limiter.check("l", "k", step.count()).allowed()).as("admitted at now + retryAfter").isTrue();
+        assertThat(limiter.check("l", "k", asked).allowed()).as("admitted at now + retryAfter").isTrue();
         clock.setMillis(now + retry - 1);
-        assertThat(limiter.check("l", "k", step.count()).allowed()).as("denied just before").isFalse();
+        assertThat(limiter.check("l", "k", asked).allowed()).as("denied just before").isFalse();
       }
       long reset = decision.resetAfterMillis();
       clock.setMillis(now + reset);
@@ -121,7 +123,8 @@ class AlgorithmPropertiesTest {
       Decision first = apply(thrice, step);
       String at = "step " + index++ + " " + step + " at " + now + " of " + timeline.limit();
       assertThat(first).as(at).isEqualTo(expected);
-      boolean wroteNothing = !first.allowed() || step.op() == Op.CHECK || step.count() == 0;
+      boolean wroteNothing = step.count() == 0
+          || step.op() != Op.TAKE && (!first.allowed() || step.op() == Op.CHECK); // a take writes
       if (wroteNothing) {
         assertThat(apply(thrice, step)).as(at + ", asked again").isEqualTo(first);
         assertThat(apply(thrice, step)).as(at + ", asked a third time").isEqualTo(first);
@@ -156,6 +159,7 @@ class AlgorithmPropertiesTest {
       case LIMIT -> limiter.limit("l", "k", step.count());
       case CHECK -> limiter.check("l", "k", step.count());
       case RESERVE -> limiter.reserve("l", "k", step.count());
+      case TAKE -> limiter.take("l", "k", step.count());
     };
   }
 
@@ -163,6 +167,19 @@ class AlgorithmPropertiesTest {
   private static Decision decide(Model model, Limit limit, Step step, long now) {
     double capacity = limit.capacity();
     double tolerance = 1e-9 * Math.max(1, capacity);
+    if (step.op() == Op.TAKE) {
+      // §2.4: whatever the level, into debt down to one capacity, or a finite maxReserved deeper
+      double bound = Double.isInfinite(limit.maxReserved()) ? capacity : Math.max(capacity, limit.maxReserved());
+      double units = Math.min(step.count(), Math.max(0, model.level(now) + bound));
+      if (units > 0) {
+        model.take(now, units);
+      }
+      // answered as a check for 0 units
+      double after = model.level(now);
+      boolean outOfDebt = after >= -tolerance;
+      return new Decision(outOfDebt, after, capacity, outOfDebt ? 0 : earliest(d -> model.level(now + d) >= -tolerance),
+          earliest(d -> model.level(now + d) >= capacity - tolerance));
+    }
     double floor = step.op() == Op.RESERVE ? -limit.maxReserved() : 0;
     double level = model.level(now);
     boolean admitted = level - step.count() >= floor - tolerance;
@@ -288,17 +305,18 @@ class AlgorithmPropertiesTest {
     double reserveTop = capacity + Math.min(limit.maxReserved(), 2 * capacity);
     Arbitrary<Op> ops = limit.reservable()
         ? Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(6, Arbitraries.just(Op.LIMIT)),
-            net.jqwik.api.Tuple.of(3, Arbitraries.just(Op.CHECK)), net.jqwik.api.Tuple.of(2, Arbitraries.just(Op.RESERVE)))
+            net.jqwik.api.Tuple.of(3, Arbitraries.just(Op.CHECK)), net.jqwik.api.Tuple.of(2, Arbitraries.just(Op.RESERVE)),
+            net.jqwik.api.Tuple.of(2, Arbitraries.just(Op.TAKE)))
         : Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(6, Arbitraries.just(Op.LIMIT)),
-            net.jqwik.api.Tuple.of(3, Arbitraries.just(Op.CHECK)));
+            net.jqwik.api.Tuple.of(3, Arbitraries.just(Op.CHECK)), net.jqwik.api.Tuple.of(2, Arbitraries.just(Op.TAKE)));
     Arbitrary<Step> steps = Combinators.combine(dts, ops, Arbitraries.doubles().between(0, 1),
             Arbitraries.of(0, 1, 2, 3, 4, 5, 6, 7))
         .as((dt, op, fraction, shape) -> {
-          double top = op == Op.RESERVE ? reserveTop : capacity;
+          double top = op == Op.RESERVE ? reserveTop : op == Op.TAKE ? 2.5 * capacity : capacity;
           double count = switch (shape) {
             case 0 -> 0;
             case 1 -> Math.min(1, top);
-            case 2 -> top;
+            case 2 -> op == Op.TAKE ? 1e12 : top; // a take far past its bound
             default -> fraction * top;
           };
           return new Step(dt, op, count);

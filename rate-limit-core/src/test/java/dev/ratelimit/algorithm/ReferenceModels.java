@@ -29,7 +29,7 @@ final class ReferenceModels {
     /** Units available at {@code t}, changing nothing. */
     double level(long t);
 
-    /** Stores an admitted consumption (or a reservation) of {@code count} at {@code t}. */
+    /** Stores an admitted consumption (or a reservation, or a take: into debt) of {@code count} at {@code t}. */
     void take(long t, double count);
   }
 

@@ -10,6 +10,7 @@ import dev.ratelimit.ManualClock;
 import dev.ratelimit.limiter.Decisions;
 import dev.ratelimit.limiter.LimitCall;
 import dev.ratelimit.limiter.NamedLimiter;
+import dev.ratelimit.limiter.PendingCharge;
 import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.RateLimitStore;
 import java.time.Duration;
@@ -517,6 +518,134 @@ public abstract class RateLimitStoreContract {
       assertThat(admitted.get()).isEqualTo(60);
       assertThat(limiter.check("l", "hot", 0).remaining()).isCloseTo(-50, within(0.01));
     }
+  }
+
+  private static String spec(String kind, String rest) {
+    return kind.equals("quota") ? "quota cadence=month" + rest : kind + rest + YEAR;
+  }
+
+  /**
+   * A take consumes whatever the key holds: below 0 the key is in debt, later calls wait (a
+   * check for 0 units is denied), and the take answers with the key's state as such a check.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log", "quota"})
+  void take_consumesWhateverTheKeyHolds_intoDebt(String kind) {
+    try (RateLimiter limiter = limiter("l", spec(kind, " rate=10"))) {
+      Decision within = limiter.take("l", "k", 4);
+      assertThat(within.allowed()).as("not in debt").isTrue();
+      assertThat(within.remaining()).isCloseTo(6, within(1e-9));
+      Decision debt = limiter.take("l", "k", 9);
+      assertThat(debt.allowed()).as("in debt: a check for 0 units is denied").isFalse();
+      assertThat(debt.remaining()).isCloseTo(-3, within(1e-9));
+      assertThat(debt.retryAfterMillis()).as("until the key is out of debt").isPositive();
+      assertThat(limiter.limit("l", "k", 0).allowed()).as("count 0 reveals the debt").isFalse();
+      assertThat(limiter.limit("l", "k", 1).allowed()).isFalse();
+      assertThat(limiter.check("l", "k", 0).remaining()).as("denials took nothing").isCloseTo(-3, within(1e-9));
+      assertThat(limiter.refund("l", "k", 5).remaining()).as("a refund pays debt back").isCloseTo(2, within(1e-9));
+      assertThat(limiter.take("l", "fresh", 0).remaining()).as("0 units on a new key").isCloseTo(10, within(1e-9));
+      assertThat(limiter.check("l", "other", 10).allowed()).as("keys are independent").isTrue();
+    }
+  }
+
+  /**
+   * One capacity of debt at most, whatever the count (1e308 and Long.MAX_VALUE included): the key
+   * comes back as a key that far in debt does, and nothing overflows.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log", "quota"})
+  void take_goesNoDeeperThanOneCapacity_forAnyCount(String kind) {
+    try (RateLimiter limiter = limiter("l", spec(kind, " rate=10"))) {
+      for (double huge : new double[] {1e308, Long.MAX_VALUE, Double.MAX_VALUE, 25}) {
+        String key = "k" + huge;
+        Decision decision = limiter.take("l", key, huge);
+        assertThat(decision.remaining()).as("%s taken", huge).isCloseTo(-10, within(1e-9));
+        assertThat(decision.retryAfterMillis()).as("a finite wait").isPositive().isLessThan(Long.MAX_VALUE / 4);
+        assertThat(limiter.take("l", key, huge).remaining()).as("no deeper").isCloseTo(-10, within(1e-9));
+        assertThat(limiter.refund("l", key, 10).remaining()).isCloseTo(0, within(1e-9));
+      }
+      limiter.limit("l", "reserved", 10);
+      assertThat(limiter.take("l", "reserved", 7).remaining()).isCloseTo(-7, within(1e-9));
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
+  void take_goesAsDeepAsAFiniteMaxReservedAboveTheCapacity(String kind) {
+    try (RateLimiter limiter = limiter("l", kind + " rate=10 maxReserved=30" + YEAR)) {
+      assertThat(limiter.take("l", "k", 1e9).remaining()).isCloseTo(-30, within(1e-9));
+      assertThat(limiter.reserve("l", "k", 0).allowed()).as("as deep as a reservation may go").isTrue();
+    }
+    try (RateLimiter limiter = limiter("l", kind + " rate=10 maxReserved=0" + YEAR)) {
+      assertThat(limiter.take("l", "k", 1e9).remaining()).as("at least one capacity").isCloseTo(-10, within(1e-9));
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log", "quota"})
+  void settleActual_givesTheDifferenceBackOrTakesIt(String kind) {
+    try (RateLimiter limiter = limiter("l", spec(kind, " rate=10"))) {
+      PendingCharge below = limiter.charge("l", "k", 6);
+      assertThat(below.settleActual(2).remaining()).as("4 of the 6 charged given back").isCloseTo(8, within(1e-9));
+      PendingCharge above = limiter.charge("l", "k", 3);
+      Decision after = above.settleActual(15);
+      assertThat(after.remaining()).as("12 more taken: 2 used before, 15 now").isCloseTo(-7, within(1e-9));
+      assertThat(after.allowed()).isFalse();
+      assertThat(above.settleActual(1)).as("settled once: the charge's own decision").isSameAs(above.decision());
+      assertThat(limiter.check("l", "k", 0).remaining()).isCloseTo(-7, within(1e-9));
+      assertThat(limiter.charge("l", "k", 1).allowed()).as("later calls wait").isFalse();
+    }
+  }
+
+  @Test
+  void settleActualAsync_settlesAsTheSynchronousOne() throws Exception {
+    try (RateLimiter limiter = limiter("l", "token-bucket rate=10" + YEAR)) {
+      PendingCharge charge = limiter.chargeAsync("l", "k", 4).toCompletableFuture().get();
+      assertThat(charge.allowed()).isTrue();
+      assertThat(charge.settleActualAsync(12).toCompletableFuture().get().remaining()).isCloseTo(-2, within(1e-9));
+      PendingCharge second = limiter.chargeAsync("l", "other", 4).toCompletableFuture().get();
+      assertThat(second.settleActualAsync(1).toCompletableFuture().get().remaining()).isCloseTo(9, within(1e-9));
+      assertThat(limiter.takeAsync("l", "k", 100).toCompletableFuture().get().remaining()).isCloseTo(-10, within(1e-9));
+    }
+  }
+
+  /**
+   * Threads charge random estimates (0 to 10) on one key and settle each with a random actual
+   * count (1 to 20), above or below it: whatever the interleaving, the units the key used are
+   * exactly the sum of the actual counts of the charges admitted (denied charges took nothing).
+   * A charge of 0 is admitted until the key is in debt, so every run ends in debt; the debt stays
+   * far from its bound (each thread owes at most 20 more than its charge at once).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log", "quota"})
+  void concurrentCharges_settledWithActualCounts_useExactlyTheirSum(String kind) throws Exception {
+    try (RateLimiter limiter = limiter("l", spec(kind, " rate=1000"))) {
+      java.util.concurrent.atomic.AtomicLong used = new java.util.concurrent.atomic.AtomicLong();
+      AtomicInteger denied = new AtomicInteger();
+      AtomicInteger next = new AtomicInteger();
+      runConcurrently(() -> {
+        java.util.Random random = new java.util.Random(next.incrementAndGet());
+        for (int i = 0; i < settlesPerThread(); i++) {
+          PendingCharge charge = limiter.charge("l", "hot", random.nextInt(11));
+          int actual = 1 + random.nextInt(20);
+          charge.settleActual(actual);
+          if (charge.allowed()) {
+            used.addAndGet(actual);
+          } else {
+            denied.incrementAndGet();
+          }
+        }
+        return null;
+      });
+      assertThat(used.get()).as("the capacity and more used: in debt").isGreaterThan(1000);
+      assertThat(denied.get()).as("then denied").isPositive();
+      assertThat(limiter.check("l", "hot", 0).remaining()).isCloseTo(1000 - used.get(), within(1e-6));
+    }
+  }
+
+  /** Charges settled in {@link #concurrentCharges_settledWithActualCounts_useExactlyTheirSum} per thread. */
+  protected int settlesPerThread() {
+    return Math.max(200, callsPerThread() / 20);
   }
 
   /** Runs the task on {@link #threads()} threads released together; rethrows the first failure. */

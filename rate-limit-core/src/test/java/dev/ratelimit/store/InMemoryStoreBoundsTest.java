@@ -40,6 +40,23 @@ class InMemoryStoreBoundsTest {
         .as("the heavy user keeps its 100 left, held or back from its sketch").isEqualTo(100);
   }
 
+  /**
+   * Huge takes on 200,000 distinct keys (a client settling absurd costs under fresh keys): each
+   * key holds one capacity of debt at most, and the store at most its bound of keys.
+   */
+  @Test
+  void takeFlood_ofHugeCountsOnDistinctKeys_keepsAtMostTheBound() {
+    InMemoryStore store = new InMemoryStore(clock, 10_000);
+    RateLimiter limiter = RateLimiter.builder().clock(clock).store(store)
+        .limit("tokens", "token-bucket rate=1000 period=1h").limit("window", "sliding-log rate=1000 period=1h").build();
+    for (int i = 0; i < 200_000; i++) {
+      limiter.take(i % 2 == 0 ? "tokens" : "window", "client-" + i, i % 3 == 0 ? 1e308 : Long.MAX_VALUE);
+    }
+    assertThat(store.size()).isLessThanOrEqualTo(10_000);
+    assertThat(limiter.check("tokens", "client-199998", 0).remaining()).isEqualTo(-1000);
+    assertThat(limiter.check("window", "client-199999", 0).remaining()).isEqualTo(-1000);
+  }
+
   @Test
   void freshKeys_areDroppedAsNewKeysArrive() {
     InMemoryStore store = new InMemoryStore(clock, 1_000_000);

@@ -106,6 +106,25 @@ class InMemoryStoreEvictionTest {
   }
 
   /**
+   * A key one capacity in debt (a take) and evicted comes back in debt: the sketch keeps units
+   * used above the capacity, and a returning key is charged them whatever its level.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log", "quota"})
+  void evictedKeyInDebt_returnsInDebt(String kind) {
+    InMemoryStore store = new InMemoryStore(clock, 100);
+    String spec = kind.equals("quota") ? "quota rate=10 cadence=month" : kind + " rate=10 period=1h";
+    KeySpace space = store.bind("b", Limit.parse(spec));
+    KeySpace decade = store.bind("d", Limit.parse("token-bucket rate=1 period=3650d")); // fresh after the user
+    assertThat(space.apply("user", Operation.TAKE, 1e9, 0).remaining()).isEqualTo(-10);
+    for (int i = 0; i < 1000; i++) {
+      decade.apply("other" + i, Operation.LIMIT, 1, 0);
+    }
+    assertThat(((InMemoryKeySpace) space).holds("user")).isFalse();
+    assertThat(space.apply("user", Operation.CHECK, 0, 0).remaining()).isEqualTo(-10);
+  }
+
+  /**
    * A flood of five times the bound of keys that used 1 unit each saturates the sketch, so a new
    * key is charged like the flood's keys; a little more, as keys charged on return are folded
    * back with what they were charged. Far from a denial.

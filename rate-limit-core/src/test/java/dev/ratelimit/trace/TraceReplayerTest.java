@@ -28,6 +28,19 @@ class TraceReplayerTest {
   }
 
   @Test
+  void replay_takeAndRefund_settleUnitsAndAnswerAsACheckForNoUnits() {
+    TraceReplayer replayer = replayer("api", "token-bucket rate=125 period=1s capacity=5");
+    TraceReplayer.Outcome take = replayer.replay("{\"t\": 0, \"key\": \"u\", \"op\": \"take\", \"count\": 7}");
+    assertThat(take.json()).isEqualTo("{\"t\": 0, \"key\": \"u\", \"op\": \"take\", \"count\": 7, \"allowed\": false, "
+        + "\"remaining\": -2, \"retryAfterMs\": 16, \"resetAfterMs\": 56}");
+    assertThat(take.request().settles()).isTrue();
+    assertThat(replayer.replay("{\"t\": 0, \"key\": \"u\", \"op\": \"refund\", \"count\": 3}").json())
+        .isEqualTo("{\"t\": 0, \"key\": \"u\", \"op\": \"refund\", \"count\": 3, \"allowed\": true, "
+            + "\"remaining\": 1, \"retryAfterMs\": 0, \"resetAfterMs\": 32}");
+    assertThat(replayer.replay("{\"t\": 0, \"key\": \"u\", \"op\": \"check\"}").request().settles()).isFalse();
+  }
+
+  @Test
   void replay_resetEchoesWithResetTrue() {
     TraceReplayer replayer = replayer("api", "10/1m");
     assertThat(replayer.replay("{\"t\": 5, \"key\": \"u\", \"op\": \"reset\"}").json())
@@ -36,7 +49,9 @@ class TraceReplayerTest {
 
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
-      "{\"t\": 0, \"key\": \"u\", \"op\": \"take\"}|unknown op 'take'; allowed: limit, check, reserve, reset",
+      "{\"t\": 0, \"key\": \"u\", \"op\": \"spend\"}|unknown op 'spend'; allowed: limit, check, reserve, reset, take, refund",
+      "{\"t\": 0, \"key\": \"u\", \"op\": \"take\", \"count\": -1}|take count must be a finite number, 0 or more, but was -1.0 (limit 'api')",
+      "{\"t\": 0, \"key\": \"u\", \"op\": \"refund\", \"count\": -2}|refund count must be a finite number, 0 or more, but was -2.0 (limit 'api')",
       "{\"t\": 0, \"key\": \"u\", \"count\": \"2\"}|\"count\" must be a number but was \"2\"",
       "{\"t\": 0, \"key\": \"u\", \"count\": -1}|count must be a finite number, 0 or more, but was -1.0 (limit 'api')",
       "{\"t\": 0, \"key\": \"u\", \"count\": 11}|count 11 is above the capacity, 10, of limit 'api': it could never be admitted",

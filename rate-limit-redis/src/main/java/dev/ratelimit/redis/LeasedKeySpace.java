@@ -23,8 +23,9 @@ import java.util.concurrent.TimeUnit;
  * A take Redis can't grant in full decides the request alone, exactly as without leases. A
  * key's first request in a lease's lifetime goes to Redis alone: only keys asked again take leases.
  *
- * <p>Checks, reservations, refunds, resets and all-or-nothing calls go to Redis as without
- * leases ({@link RedisKeySpace}).
+ * <p>Checks, reservations, refunds, resets, takes and all-or-nothing calls go to Redis as without
+ * leases ({@link RedisKeySpace}); a take into debt leaves the lease held here spendable, as its
+ * units were counted taken when it was leased.
  */
 final class LeasedKeySpace implements KeySpace {
   /** The longest a lease lives, and the shortest. */

@@ -106,6 +106,7 @@ final class RedisKeySpace implements KeySpace {
       case LIMIT -> 'l';
       case CHECK -> 'c';
       case RESERVE -> 'r';
+      case TAKE -> 'd';
     };
   }
 

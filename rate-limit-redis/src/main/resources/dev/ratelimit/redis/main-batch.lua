@@ -8,9 +8,10 @@
 --            at ARG_BATCH_LIMIT (one argument: kind, fingerprint, ARG_PARAMETERS parameters,
 --            ...), then from ARG_BATCH_REQUESTS one entry per key: the requests on KEYS[k]: its
 --            window offset ('-' for the limit's), then per request, in order: op ('l' limit, 'c'
---            check, 'r' reserve, 'f' refund, 'x' reset, 't' lease take), count, and maxWait (ms,
---            -1: no bound; for 't' the lease's size), all separated by spaces; then, only when
---            the caller gives the time, the clock argument (read_clock in state.lua)
+--            check, 'r' reserve, 'd' take into debt, 'f' refund, 'x' reset, 't' lease take),
+--            count, and maxWait (ms, -1: no bound; for 't' the lease's size), all separated by
+--            spaces; then, only when the caller gives the time, the clock argument (read_clock in
+--            state.lua)
 -- 't' count size (token bucket and GCRA with lease=, DESIGN.md §4.3.3): takes count + size
 --            units if the key holds them: the request is admitted and the node holds size units
 --            more (the reply's first field is 2); otherwise the request alone, exactly as 'l'
@@ -35,7 +36,7 @@ for k = 1, keys do
   local allowed, remaining, retry_after, reset_after
   for r = 2, #requests, 3 do
     local op, count, bound = requests[r], requests[r + 1], requests[r + 2]
-    if op == 'l' or op == 'c' or op == 'r' then -- the common ones first: each test is a VM instruction
+    if op == 'l' or op == 'c' or op == 'r' or op == 'd' then -- the common ones first: each test is a VM instruction
       local wrote, n1, n2, n3
       allowed, remaining, retry_after, reset_after, wrote, n1, n2, n3 = apply(limit, s1, s2, s3, op, count, bound, now)
       if wrote then

@@ -26,10 +26,21 @@ local function object_until_fresh(L, state, _, _, now)
   return object_wait_until(L, state, now, L.capacity)
 end
 
--- ObjectAlgorithm.step: these kinds have no reservations, so op is 'l' or 'c'. Returns the
--- decision (allowed, remaining, retryAfter, resetAfter), whether the state changed, and the state
--- afterwards.
+-- ObjectAlgorithm.step: these kinds have no reservations, so op is 'l', 'c' or 'd' (a take).
+-- Returns the decision (allowed, remaining, retryAfter, resetAfter), whether the state changed,
+-- and the state afterwards.
 local function object_apply(L, state, _, _, op, count, max_wait, now)
+  if op == 'd' then
+    -- ObjectAlgorithm.take: whatever the level, down to a level of -capacity at most; answered as
+    -- a check for 0 units
+    local units = min(count, L.alg.level(L, state, now) + L.capacity)
+    local next_state = state
+    if units > 0 then
+      next_state = L.alg.consume(L, state, now, units)
+    end
+    local allowed, remaining, retry_after, reset_after = object_apply(L, next_state, nil, nil, 'c', 0, 0, now)
+    return allowed, remaining, retry_after, reset_after, next_state ~= state, next_state
+  end
   if op == 'r' then
     error('this kind of limit has no reservations')
   end

@@ -40,6 +40,15 @@ local function floor_of(op, max_reserved)
   return 0
 end
 
+-- Rules.debtBound: how deep in debt a take ('d') may leave a key: one capacity, or maxReserved
+-- when that is finite and deeper.
+local function debt_bound(capacity, max_reserved)
+  if max_reserved == INF then
+    return capacity
+  end
+  return max(capacity, max_reserved)
+end
+
 -- How far below a boundary a level still counts as reaching it, for a limit of this capacity.
 local function tolerance(capacity)
   return TOLERANCE * max(1, capacity)

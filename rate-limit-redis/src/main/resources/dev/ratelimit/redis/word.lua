@@ -94,11 +94,12 @@ local function word_fresh(L, now)
   return FRESH, NO_STAMP, now - now % L.base_period
 end
 
--- One request (op 'l' limit, 'c' check, 'r' reserve) at now (epoch ms) on the state word, stamp,
--- base (word nil: fresh), as WordKeySpace.applyAt: returns the decision (allowed, remaining,
--- retryAfter, resetAfter), whether the state changed, and the state afterwards. WordAlgorithm.next
--- (the word to write, or none: a denial, a check, 0 units) and WordAlgorithm.admitted (the
--- decision for the word written) are written out here, in their one place: on this path a Lua
+-- One request (op 'l' limit, 'c' check, 'r' reserve, 'd' take) at now (epoch ms) on the state
+-- word, stamp, base (word nil: fresh), as WordKeySpace.applyAt: returns the decision (allowed,
+-- remaining, retryAfter, resetAfter), whether the state changed, and the state afterwards.
+-- WordAlgorithm.next (the word to write, or none: a denial, a check, 0 units), WordAlgorithm.take
+-- and WordAlgorithm.admitted (the decision for the word written; for a take, a check for 0 units)
+-- are written out here, in their one place: on this path a Lua
 -- call costs about as much as the arithmetic it runs (callgrind, docs/benchmarks.md §4), and so
 -- do a table made and collected: the state and the decision are multiple values, never tables.
 local function word_apply(L, word, stamp, base, op, count, max_wait, now)
@@ -121,8 +122,19 @@ local function word_apply(L, word, stamp, base, op, count, max_wait, now)
     if allowed == 1 then
       next_word = alg.with_level(L, word, stamp, t, remaining)
     end
+  elseif op == 'd' and count ~= 0 then
+    -- WordAlgorithm.take: whatever the level, into debt down to the bound, never deeper; nothing
+    -- written when nothing is taken (a key at the bound, or deeper by a reservation)
+    local lvl = alg.level(L, word, stamp, t)
+    local after = java_max(lvl - count, min(lvl, -L.debt))
+    if after < lvl then
+      next_word = alg.with_level(L, word, stamp, t, after)
+    end
   end
   if next_word == nil then
+    if op == 'd' then
+      op, count = 'c', 0 -- a take that takes nothing answers as a take does: a check for 0 units
+    end
     local allowed, remaining, retry_after, reset_after = word_decide(L, word, stamp, op, count, max_wait, t)
     return allowed, remaining, retry_after, reset_after, false
   end
@@ -131,6 +143,10 @@ local function word_apply(L, word, stamp, base, op, count, max_wait, now)
     if t > stamp then
       next_stamp = t -- max(stamp, t): a clock going back never lowers the stamp
     end
+  end
+  if op == 'd' then
+    local allowed, remaining, retry_after, reset_after = word_decide(L, next_word, next_stamp, 'c', 0, 0, t)
+    return allowed, remaining, retry_after, reset_after, true, next_word, next_stamp, base
   end
   local lvl = alg.level(L, next_word, next_stamp, t)
   local wait = 0
@@ -226,7 +242,8 @@ local function word_limit(alg, rate, period, capacity, max_reserved, offset, bas
   end
   return {
     alg = alg, rate = tonumber(rate), period = tonumber(period), capacity = capacity,
-    max_reserved = max_reserved, tol = tolerance(capacity), offset = tonumber(offset),
+    max_reserved = max_reserved, tol = tolerance(capacity), debt = debt_bound(capacity, max_reserved),
+    offset = tonumber(offset),
     base_period = base_period or 1,
     apply = word_apply, refund = word_refund, until_fresh = word_until_fresh, load = word_load,
     value = word_value, carry = word_carry,

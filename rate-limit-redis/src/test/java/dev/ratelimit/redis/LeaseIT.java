@@ -227,6 +227,25 @@ class LeaseIT {
     }
   }
 
+  /** A take goes to Redis; the units leased were counted there already, so they stay spendable here. */
+  @Test
+  void aTakeGoesToRedis_andTheLeaseHeldStaysSpendable() {
+    String prefix = prefix();
+    try (RedisStore store = node(prefix)) {
+      KeySpace leased = store.bind("api", Limit.parse("token-bucket rate=100 period=365d lease=10"));
+      KeySpace plain = store.bind("api", Limit.parse("token-bucket rate=100 period=365d"));
+      assertThat(leased.apply("k", Operation.LIMIT, 1, 0).allowed()).isTrue();
+      assertThat(leased.apply("k", Operation.LIMIT, 1, 0).allowed()).isTrue();
+      assertThat(plain.apply("k", Operation.CHECK, 0, 0).remaining()).as("1, then 1 + 10").isCloseTo(88, within(0.01));
+      assertThat(leased.apply("k", Operation.TAKE, 100, 0).remaining()).as("in Redis").isCloseTo(-12, within(0.01));
+      for (int i = 0; i < 10; i++) {
+        assertThat(leased.apply("k", Operation.LIMIT, 1, 0).allowed()).as("from the lease").isTrue();
+      }
+      assertThat(leased.apply("k", Operation.LIMIT, 1, 0).allowed()).as("the lease spent, Redis in debt").isFalse();
+      assertThat(plain.apply("k", Operation.CHECK, 0, 0).remaining()).isCloseTo(-12, within(0.01));
+    }
+  }
+
   @Test
   void resetDropsTheLease_andAllOrNothingCallsDecideInRedis() {
     String prefix = prefix();

@@ -37,8 +37,8 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * The Lua scripts against the Java algorithms on random timelines, step by step: random limits
- * of every kind, random operations (limit, check, reserve, refund, reset) and counts on a few
- * keys, time jumping forward and sometimes back; some steps are bursts of requests at one
+ * of every kind, random operations (limit, check, reserve, refund, reset, take: into debt,
+ * sometimes far past its bound) and counts on a few keys, time jumping forward and sometimes back; some steps are bursts of requests at one
  * instant, which the Redis store decides in shared script calls. The in-memory store (keeping
  * every key, as time goes back) and the Redis store, on one manual clock, must make the same
  * decisions: the same admissions, the same remaining units (to 1e-12 of the capacity: the
@@ -162,12 +162,13 @@ class LuaMatchesJavaIT {
         List<CompletableFuture<Decision>> actual = new ArrayList<>();
         for (int b = 0; b < burst; b++) {
           String key = keys.get(random.nextInt(keys.size()));
-          int op = random.nextInt(limit.reservable() ? 12 : 10);
-          double top = op >= 10 ? reserveTop : capacity;
-          double count = switch (random.nextInt(8)) {
+          int op = random.nextInt(limit.reservable() ? 14 : 12);
+          double top = op >= 12 ? reserveTop : op >= 10 ? 2.5 * capacity : capacity;
+          double count = switch (random.nextInt(op == 10 || op == 11 ? 9 : 8)) {
             case 0 -> 0;
             case 1 -> Math.min(1, top);
             case 2 -> top;
+            case 8 -> 1e300; // a take far past the debt bound
             default -> random.nextDouble() * top;
           };
           described.add("seed " + timeline.seed() + " step " + step + "." + b + ": " + opName(op) + " " + count
@@ -200,7 +201,7 @@ class LuaMatchesJavaIT {
   }
 
   private static String opName(int op) {
-    return op < 5 ? "limit" : op < 8 ? "check" : op == 8 ? "refund" : op == 9 ? "reset" : "reserve";
+    return op < 5 ? "limit" : op < 8 ? "check" : op == 8 ? "refund" : op == 9 ? "reset" : op < 12 ? "take" : "reserve";
   }
 
   /** A request as Java decides it; {@code null} for a reset. */
@@ -218,6 +219,9 @@ class LuaMatchesJavaIT {
     if (op == 8) {
       return limiter.refund("l", key, count);
     }
+    if (op < 12) {
+      return limiter.take("l", key, count);
+    }
     return limiter.reserve("l", key, count);
   }
 
@@ -232,6 +236,8 @@ class LuaMatchesJavaIT {
       decision = limiter.checkAsync("l", key, count);
     } else if (op == 8) {
       decision = limiter.refundAsync("l", key, count);
+    } else if (op < 12) {
+      decision = limiter.takeAsync("l", key, count);
     } else {
       decision = limiter.reserveAsync("l", key, count);
     }
