@@ -38,13 +38,22 @@ final class FixedWindowAlgorithm extends WordAlgorithm {
   @Override
   protected double estimateWait(double d, long stamp, long now, double level, double units) {
     long current = window(now, stamp);
+    // no window past this one is within any wait; and the level never rises above the capacity:
+    // a count no window can serve is answered "never" at once, not by a search without end
+    long last = current + Rules.NEVER / periodMillis;
+    double first = Math.ceil((units + d) / rate);
+    if (!Rules.reaches(capacity, units, tolerance) || !(first < last)) {
+      return Rules.NEVER;
+    }
     // the first later window whose level reaches the units; exact on whole windows
-    long target = Math.max(current + 1, (long) Math.ceil((units + d) / rate));
+    long target = Math.max(current + 1, (long) first);
     while (target > current + 1 && Rules.reaches(levelIn(d, target - 1), units, tolerance)) {
       target--;
     }
     while (!Rules.reaches(levelIn(d, target), units, tolerance)) {
-      target++;
+      if (++target > last) {
+        return Rules.NEVER;
+      }
     }
     return (double) target * periodMillis - now;
   }

@@ -16,12 +16,14 @@ import dev.ratelimit.store.RateLimitStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -566,6 +568,30 @@ public abstract class RateLimitStoreContract {
       }
       limiter.limit("l", "reserved", 10);
       assertThat(limiter.take("l", "reserved", 7).remaining()).isCloseTo(-7, within(1e-9));
+    }
+  }
+
+  /**
+   * A reservation no wait could serve (a count of 1e300 on an unbounded {@code maxReserved}, or
+   * one on a key that deep in debt) is answered at once with a wait of "never", never by a search
+   * that runs for ever (in Redis, a script that never ends blocks every client).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
+  @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a backstop against a hang
+  void reserve_ofACountNoWaitCouldServe_answersAtOnceWithANeverWait(String kind) throws InterruptedException {
+    try (RateLimiter limiter = limiter("l", kind + " rate=10" + YEAR)) {
+      for (double huge : new double[] {1e300, 1e20, Long.MAX_VALUE}) {
+        String key = "k" + huge;
+        Decision acquired = limiter.acquire("l", key, huge, Duration.ofSeconds(1));
+        assertThat(acquired.allowed()).as("no turn within a second for %s", huge).isFalse();
+        assertThat(limiter.check("l", key, 0).remaining()).as("nothing taken").isCloseTo(10, within(1e-9));
+        Decision reserved = limiter.reserve("l", key, huge);
+        assertThat(reserved.retryAfterMillis()).as("a wait of never for %s", huge).isGreaterThanOrEqualTo(Long.MAX_VALUE / 8);
+        assertThat(limiter.reserve("l", key, 1).retryAfterMillis()).as("the next one waits as long")
+            .isGreaterThanOrEqualTo(Long.MAX_VALUE / 8);
+        assertThat(limiter.limit("l", key, 1).allowed()).isFalse();
+      }
     }
   }
 

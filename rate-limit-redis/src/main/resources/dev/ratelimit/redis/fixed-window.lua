@@ -24,14 +24,24 @@ function fixed_window.with_level(L, d, stamp, now, level)
 end
 
 -- the first later window whose level reaches the units; exact on whole windows
+-- (FixedWindowAlgorithm.estimateWait: a count no window within NEVER can serve, or above the
+-- capacity, is answered NEVER at once; a search without end would block Redis for every client)
 function fixed_window.estimate_wait(L, d, stamp, now, level, units)
   local current = fw_window(L, now, stamp)
-  local target = max(current + 1, ceil((units + d) / L.rate))
+  local last = current + floor(NEVER / L.period)
+  local first = ceil((units + d) / L.rate)
+  if not reaches(L.capacity, units, L.tol) or not (first < last) then
+    return NEVER
+  end
+  local target = max(current + 1, first)
   while target > current + 1 and reaches(fw_level_in(L, d, target - 1), units, L.tol) do
     target = target - 1
   end
   while not reaches(fw_level_in(L, d, target), units, L.tol) do
     target = target + 1
+    if target > last then
+      return NEVER
+    end
   end
   return target * L.period - now
 end
