@@ -7,19 +7,27 @@ import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.store.InMemoryStore;
 import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.RateLimitStore;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Supplier;
 
 /**
  * The one fake of a remote store for tests: it wraps a store and, while switched off, throws as a
  * remote store does when it is down, before the wrapped store sees the call. It records every key
  * it is asked about, refused calls included, so tests can count calls and see what reached a store.
+ * While {@link #holdAnswers holding}, its asynchronous decisions wait, as a remote store's answers
+ * on their way do, until {@link #releaseAnswers}.
  */
 public final class SwitchableStore implements RateLimitStore {
   private final RateLimitStore inner;
   private final Queue<String> keys = new ConcurrentLinkedQueue<>();
   private volatile boolean down;
+  private final List<Runnable> held = new ArrayList<>();
+  private boolean holding;
 
   public SwitchableStore(RateLimitStore inner) {
     this.inner = inner;
@@ -38,6 +46,42 @@ public final class SwitchableStore implements RateLimitStore {
 
   public void switchOn() {
     down = false;
+  }
+
+  /** Keeps the asynchronous decisions back from now on, until {@link #releaseAnswers}. */
+  public synchronized void holdAnswers() {
+    holding = true;
+  }
+
+  /** Takes the held decisions now, in order, on this thread; later ones are taken at once again. */
+  public void releaseAnswers() {
+    List<Runnable> released;
+    synchronized (this) {
+      holding = false;
+      released = List.copyOf(held);
+      held.clear();
+    }
+    released.forEach(Runnable::run);
+  }
+
+  /** A decision taken now, or when the held answers are released. */
+  private CompletionStage<Decision> answer(Supplier<Decision> decision) {
+    CompletableFuture<Decision> answer = new CompletableFuture<>();
+    Runnable take = () -> {
+      try {
+        answer.complete(decision.get());
+      } catch (RuntimeException e) {
+        answer.completeExceptionally(e);
+      }
+    };
+    synchronized (this) {
+      if (holding) {
+        held.add(take);
+        return answer;
+      }
+    }
+    take.run();
+    return answer;
   }
 
   /** Every key the store was asked about (decide, reset, refund), in order, refused calls included. */
@@ -64,6 +108,12 @@ public final class SwitchableStore implements RateLimitStore {
       throw new StoreUnavailableException("switched off", null);
     }
     inner.replacing(name, plan, limit);
+  }
+
+  /** All or nothing, charge by charge as each answers: held as the single decisions are. */
+  @Override
+  public CompletionStage<List<Decision>> limitAllAsync(List<Charge> charges) {
+    return RateLimitStore.limitInOrderAsync(charges);
   }
 
   @Override
@@ -111,6 +161,11 @@ public final class SwitchableStore implements RateLimitStore {
     public Decision refund(String key, double count) {
       call(key);
       return space.refund(key, count);
+    }
+
+    @Override
+    public CompletionStage<Decision> applyAsync(String key, Operation op, double count, long maxWaitMillis) {
+      return answer(() -> apply(key, op, count, maxWaitMillis));
     }
   }
 }

@@ -15,14 +15,20 @@ import org.springframework.cloud.gateway.filter.factory.AbstractGatewayFilterFac
  * key: ip, cost: 1 } } ]}. Each request through the route spends {@code cost} units of the named
  * limit ({@code ratelimit.limits.*}) from its key's bucket, with the WebFlux filter's contract
  * (docs/design.md §6): keys as in the rules, the rate limit headers, and the 429 with
- * {@code Retry-After} and the problem body. Checked when the route is built.
+ * {@code Retry-After} and the problem body. With {@code charge-on}, the charge stays only for the
+ * statuses listed (the backend's, as the gateway answers with it); a request the gateway started
+ * to send to the backend is charged even when its client goes away, unless
+ * {@code refund-cancelled: true} (docs/design.md §6.9). Checked when the route is built.
  */
 public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<RateLimitGatewayFilterFactory.Config> {
   private final RateLimiter limiter;
   private final RateLimitProperties properties;
   private final BeanFactory beanFactory;
 
-  /** A route's {@code args}: {@code limit}, {@code key} (default {@code ip}), {@code cost} (default 1), as in the rules. */
+  /**
+   * A route's {@code args}: {@code limit}, {@code key} (default {@code ip}), {@code cost} (default 1),
+   * {@code charge-on} and {@code refund-cancelled}, as in the rules.
+   */
   public static class Config extends RateLimitProperties.Spend {}
 
   public RateLimitGatewayFilterFactory(RateLimiter limiter, RateLimitProperties properties, BeanFactory beanFactory) {
@@ -37,7 +43,7 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
     return List.of("limit", "key", "cost");
   }
 
-  /** @throws IllegalArgumentException naming the unknown limit, the bad key or cost */
+  /** @throws IllegalArgumentException naming the unknown limit, the bad key, cost or charge-on */
   @Override
   public GatewayFilter apply(Config config) {
     WebFluxFilterTarget target = new WebFluxFilterTarget(limiter, beanFactory);
@@ -46,7 +52,15 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
       throw new IllegalArgumentException("RateLimit filter needs args.limit, the name of a ratelimit.limits entry");
     }
     // the route already chose the requests: every one of them is charged
-    RateLimitWebFilter filter = target.builder().rule("/**", config.getLimit(), config.getKey(), config.getCost()).build();
+    RateLimitWebFilter.Builder builder = target.builder().rule("/**", config.getLimit(), config.getKey(), config.getCost());
+    if (config.getChargeOn() != null) {
+      builder.chargeOn(config.getChargeOn());
+    }
+    if (config.isRefundCancelled()) {
+      builder.refundCancelled();
+    }
+    RateLimitWebFilter filter = builder.build();
+    // the rest of the route's chain ends in the call to the backend: subscribing to it starts the handler
     return (exchange, chain) -> filter.filter(exchange, chain::filter);
   }
 }

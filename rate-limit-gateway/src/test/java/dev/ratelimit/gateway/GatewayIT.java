@@ -9,28 +9,37 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
+import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
 /**
  * A real Spring Cloud Gateway on Reactor Netty, on a random port, routing to a backend on
  * loopback that the test starts: the {@code RateLimit} route filter with the shared
- * expectations, and the stock {@code RequestRateLimiter} on {@code rateLimitGatewayLimiter}.
+ * expectations, with {@code charge-on} and a client that hangs up while the backend works, and
+ * the stock {@code RequestRateLimiter} on {@code rateLimitGatewayLimiter}.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, classes = GatewayIT.App.class,
     properties = {
@@ -48,9 +57,31 @@ import reactor.core.publisher.Mono;
         "spring.cloud.gateway.server.webflux.routes[1].predicates[0]=Path=/stock/**",
         "spring.cloud.gateway.server.webflux.routes[1].filters[0].name=RequestRateLimiter",
         "spring.cloud.gateway.server.webflux.routes[1].filters[0].args.rate-limiter=#{@rateLimitGatewayLimiter}",
-        "spring.cloud.gateway.server.webflux.routes[1].filters[0].args.key-resolver=#{@clientKey}"})
+        "spring.cloud.gateway.server.webflux.routes[1].filters[0].args.key-resolver=#{@clientKey}",
+        "ratelimit.limits.logins=fixed-window rate=2 period=1h",
+        "spring.cloud.gateway.server.webflux.routes[2].id=paid",
+        "spring.cloud.gateway.server.webflux.routes[2].uri=${backend.uri}",
+        "spring.cloud.gateway.server.webflux.routes[2].predicates[0]=Path=/paid/**",
+        "spring.cloud.gateway.server.webflux.routes[2].filters[0].name=RateLimit",
+        "spring.cloud.gateway.server.webflux.routes[2].filters[0].args.limit=logins",
+        "spring.cloud.gateway.server.webflux.routes[2].filters[0].args.key=header:X-Client",
+        "spring.cloud.gateway.server.webflux.routes[2].filters[0].args.charge-on=401",
+        "spring.cloud.gateway.server.webflux.routes[3].id=refunded",
+        "spring.cloud.gateway.server.webflux.routes[3].uri=${backend.uri}",
+        "spring.cloud.gateway.server.webflux.routes[3].predicates[0]=Path=/refunded/**",
+        "spring.cloud.gateway.server.webflux.routes[3].filters[0].name=RateLimit",
+        "spring.cloud.gateway.server.webflux.routes[3].filters[0].args.limit=logins",
+        "spring.cloud.gateway.server.webflux.routes[3].filters[0].args.key=header:X-Client",
+        "spring.cloud.gateway.server.webflux.routes[3].filters[0].args.charge-on=401",
+        "spring.cloud.gateway.server.webflux.routes[3].filters[0].args.refund-cancelled=true"})
 class GatewayIT {
+  private static final long GUARD_SECONDS = 30;
   private static final AtomicInteger BACKEND_CALLS = new AtomicInteger();
+  /** A call to {@code /held} in the backend started; the test lets it answer with {@link #RELEASE}. */
+  private static final Semaphore BACKEND_ENTERED = new Semaphore(0);
+  private static final Semaphore RELEASE = new Semaphore(0);
+  /** The gateway cancelled a route's chain, after the RateLimit filter heard the cancel ({@link CancelSignal}). */
+  private static final Semaphore CANCELLED = new Semaphore(0);
   private static final HttpServer BACKEND = backend();
 
   private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -59,16 +90,32 @@ class GatewayIT {
   @LocalServerPort
   int port;
 
-  /** The upstream the routes send to: it answers every path with its own name. */
+  /**
+   * The upstream the routes send to: it answers every path with its own name; a path ending in
+   * {@code /status/NNN} with that status; {@code .../held} is a slow login check, which answers 401
+   * once the test releases it.
+   */
   private static HttpServer backend() {
     try {
       HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+      server.setExecutor(Executors.newCachedThreadPool()); // a held call must not hold the others
       server.createContext("/", exchange -> {
         BACKEND_CALLS.incrementAndGet();
-        byte[] body = ("backend " + exchange.getRequestURI().getPath()).getBytes(StandardCharsets.UTF_8);
-        exchange.sendResponseHeaders(200, body.length);
+        String path = exchange.getRequestURI().getPath();
+        int status = 200;
+        if (path.endsWith("/held")) {
+          BACKEND_ENTERED.release();
+          acquireUninterruptibly(RELEASE);
+          status = 401;
+        } else if (path.matches(".*/status/[0-9]{3}")) {
+          status = Integer.parseInt(path.substring(path.length() - 3));
+        }
+        byte[] body = ("backend " + path).getBytes(StandardCharsets.UTF_8);
         try (OutputStream out = exchange.getResponseBody()) {
+          exchange.sendResponseHeaders(status, body.length);
           out.write(body);
+        } catch (IOException gatewayGone) {
+          // the gateway closed the connection to the backend when its client went away
         }
       });
       server.start();
@@ -100,6 +147,55 @@ class GatewayIT {
     KeyResolver clientKey() {
       return exchange -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-Client"));
     }
+
+    @Bean
+    CancelSignal cancelSignal() {
+      return new CancelSignal();
+    }
+  }
+
+  /**
+   * Signals {@link #CANCELLED} when a route's chain is cancelled. Ordered after the route's
+   * filters: a cancel reaches the RateLimit filter first, so the charge is settled by then.
+   */
+  static final class CancelSignal implements GlobalFilter, Ordered {
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
+      return chain.filter(exchange).doOnCancel(CANCELLED::release);
+    }
+
+    @Override
+    public int getOrder() {
+      return 100;
+    }
+  }
+
+  private static void acquireUninterruptibly(Semaphore signal) {
+    try {
+      acquire(signal, "the test never released the backend");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void acquire(Semaphore signal, String what) throws InterruptedException {
+    assertThat(signal.tryAcquire(GUARD_SECONDS, TimeUnit.SECONDS)).as(what).isTrue();
+  }
+
+  /**
+   * A client sends a login through the gateway, the backend starts its slow check, the client
+   * hangs up (a reset); returns once the gateway cancelled the route's chain, and lets the backend
+   * answer into the closed connection.
+   */
+  private void hangUpWhileTheBackendWorks(String path, String client) throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", port)) {
+      socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Client: " + client
+          + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      acquire(BACKEND_ENTERED, "the backend was never called (was the request denied?)");
+      socket.setSoLinger(true, 0);
+    }
+    acquire(CANCELLED, "the gateway never cancelled the route");
+    RELEASE.release();
   }
 
   private HttpResponse<String> get(String path, String client) throws IOException, InterruptedException {
@@ -141,5 +237,36 @@ class GatewayIT {
         .contains("1800");
     assertThat(BACKEND_CALLS.get() - before).isEqualTo(2);
     assertThat(get("/stock/y", "ned").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void rateLimitRouteFilter_chargeOn_keepsTheBackendsCountingStatusesOnly() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> ok = get("/paid/status/200", "ok-1");
+      assertThat(ok.statusCode()).isEqualTo(200);
+      assertThat(ok.headers().firstValue("X-RateLimit-Remaining")).as("charged up front").contains("1");
+    }
+    assertThat(get("/paid/status/401", "ok-1").statusCode()).isEqualTo(401);
+    assertThat(get("/paid/status/401", "ok-1").statusCode()).isEqualTo(401);
+    seen(get("/paid/status/200", "ok-1")).isRateLimited("logins", 2800, "/paid/status/200");
+  }
+
+  @Test
+  void rateLimitRouteFilter_chargeOn_aClientThatHangsUpWhileTheBackendWorks_isCharged() throws Exception {
+    hangUpWhileTheBackendWorks("/paid/login/held", "gone-1");
+    hangUpWhileTheBackendWorks("/paid/login/held", "gone-1");
+    int before = BACKEND_CALLS.get();
+    seen(get("/paid/status/200", "gone-1")).isRateLimited("logins", 2800, "/paid/status/200");
+    assertThat(BACKEND_CALLS.get() - before).isZero();
+  }
+
+  @Test
+  void rateLimitRouteFilter_refundCancelled_refundsAClientThatHangsUp_evenWhileTheBackendWorks() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      hangUpWhileTheBackendWorks("/refunded/login/held", "gone-2");
+    }
+    HttpResponse<String> next = get("/refunded/status/200", "gone-2");
+    assertThat(next.statusCode()).isEqualTo(200);
+    assertThat(next.headers().firstValue("X-RateLimit-Remaining")).as("only this request's own charge").contains("1");
   }
 }

@@ -9,7 +9,8 @@ import dev.ratelimit.limiter.RateLimiter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /**
  * What one request is charged: each rule that applies to it (its condition holds) with the key it
@@ -39,19 +40,28 @@ public final class Charges {
   }
 
   /**
-   * The charges of {@code charge-on} rules, kept or refunded by the response status, once. A
-   * rule's refund goes through its {@link PendingCharge} when it was charged alone on a blocking
-   * front end (exact, also for a shadow limit); otherwise through {@link RateLimiter#refund}, or
-   * {@link RateLimiter#refundAsync} for a front end that must not block.
+   * The charges of {@code charge-on} rules, kept or refunded once: by the response status, or, for
+   * a request whose client went away without one, by whether its handler had started
+   * (docs/design.md §2.7, what cancelling costs). A rule's refund goes through its
+   * {@link PendingCharge} when it was charged alone on a blocking front end (exact, also for a
+   * shadow limit); otherwise through {@link RateLimiter#refund}, or {@link RateLimiter#refundAsync}
+   * for a front end that must not block.
    */
   public static final class Settlement {
+    /** Charged; the handler has not started. */
+    private static final int WAITING = 0;
+    /** The handler started: the work is under way, so a cancel keeps the charges. */
+    private static final int STARTED = 1;
+    /** Kept or refunded; nothing more to do. */
+    private static final int SETTLED = 2;
+
     private final RateLimiter limiter;
     private final boolean async;
     private final List<Rule> rules = new ArrayList<>();
     private final List<String> keys = new ArrayList<>();
     private final List<String> plans = new ArrayList<>();
     private final List<PendingCharge> pending = new ArrayList<>();
-    private final AtomicBoolean settled = new AtomicBoolean();
+    private final AtomicInteger state = new AtomicInteger(WAITING);
 
     Settlement(RateLimiter limiter, boolean async) {
       this.limiter = limiter;
@@ -65,27 +75,46 @@ public final class Charges {
       pending.add(charge);
     }
 
-    /** Keeps each charge whose rule counts this status, refunds the others; only the first settle counts. */
+    /**
+     * The front end is about to run the handler (enter the chain, subscribe to it, send to the
+     * backend). From now on a client that goes away is charged, unless the rule refunds
+     * cancelled requests.
+     *
+     * @return false when the request was cancelled (and refunded) first: the handler must not run
+     */
+    public boolean start() {
+      return state.compareAndSet(WAITING, STARTED);
+    }
+
+    /** Keeps each charge whose rule counts this status, refunds the others; only the first settle or cancel counts. */
     public void settle(int status) {
-      if (!settled.compareAndSet(false, true)) {
-        return;
-      }
-      for (int i = 0; i < rules.size(); i++) {
-        boolean counts = rules.get(i).chargeOn().counts(status);
-        if (pending.get(i) != null) {
-          pending.get(i).settle(counts);
-        } else if (!counts) {
-          refund(rules.get(i), keys.get(i), plans.get(i));
-        }
+      if (state.getAndSet(SETTLED) != SETTLED) {
+        keepOrRefund(rule -> rule.chargeOn().counts(status));
       }
     }
 
     /**
-     * The request ended without a status (the client went away before the response was
-     * committed): no status counts, so every charge is refunded; once, as {@link #settle}.
+     * The client went away before the response was committed, so there is no status. Before
+     * the handler started nothing ran: every charge is refunded. After, the work ran or is
+     * running: each charge is kept, unless its rule refunds cancelled requests. Once, as
+     * {@link #settle}.
      */
     public void cancel() {
-      settle(NO_STATUS);
+      int was = state.getAndSet(SETTLED);
+      if (was != SETTLED) {
+        keepOrRefund(rule -> was == STARTED && !rule.refundCancelled());
+      }
+    }
+
+    private void keepOrRefund(Predicate<Rule> keeps) {
+      for (int i = 0; i < rules.size(); i++) {
+        boolean kept = keeps.test(rules.get(i));
+        if (pending.get(i) != null) {
+          pending.get(i).settle(kept);
+        } else if (!kept) {
+          refund(rules.get(i), keys.get(i), plans.get(i));
+        }
+      }
     }
 
     private void refund(Rule rule, String key, String plan) {
@@ -108,9 +137,6 @@ public final class Charges {
       LOG.log(System.Logger.Level.DEBUG, "refund of limit '" + rule.limit() + "' failed; the charge stays", failure);
     }
   }
-
-  /** The status of a request that ended without one: no {@code charge-on} counts it. */
-  static final int NO_STATUS = -1;
 
   private final Rule[] rules;
   private final String[] keys;

@@ -19,11 +19,15 @@ import java.util.Set;
  * @param plan the plan each request is charged under; {@code null}: always the default plan
  * @param condition whether the rule applies to a request; {@code null}: always
  * @param planPolicies the {@code RateLimit-Policy} item of each plan the limit has
+ * @param refundCancelled whether a request whose client went away before its response was
+ *     committed is refunded even though its handler started (docs/design.md §2.7); only with
+ *     {@code chargeOn}
  */
 public record Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key, String keyName, double cost,
     String policy, Set<String> methods, ChargeOn chargeOn, RequestPlan plan, RequestCondition condition,
-    Map<String, String> planPolicies) {
+    Map<String, String> planPolicies, boolean refundCancelled) {
 
+  /** @throws IllegalArgumentException for {@code refundCancelled} without {@code chargeOn} */
   public Rule {
     Objects.requireNonNull(pattern, "pattern");
     Objects.requireNonNull(limit, "limit");
@@ -32,12 +36,16 @@ public record Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key,
     Objects.requireNonNull(keyName, "keyName");
     Objects.requireNonNull(policy, "policy");
     planPolicies = Map.copyOf(planPolicies);
+    if (refundCancelled && chargeOn == null) {
+      // without charge-on a request counts once admitted: there is no settlement to refund from
+      throw new IllegalArgumentException("refund-cancelled applies to a rule with charge-on, and this rule has none");
+    }
   }
 
   /** A rule without plans or condition. */
   public Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key, String keyName, double cost,
       String policy, Set<String> methods, ChargeOn chargeOn) {
-    this(pattern, limit, spec, key, keyName, cost, policy, methods, chargeOn, null, null, Map.of());
+    this(pattern, limit, spec, key, keyName, cost, policy, methods, chargeOn, null, null, Map.of(), false);
   }
 
   /**
@@ -76,7 +84,8 @@ public record Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key,
     plans.getOrDefault(limit, Map.of()).forEach((plan, planSpec) -> planPolicies.put(plan,
         RateLimitHeaders.policy(limit, planSpec)));
     return new Rule(pattern, limit, spec, key, key.toString(), cost, RateLimitHeaders.policy(limit, spec),
-        options.methods(), options.chargeOn(), options.plan(), options.condition(), planPolicies);
+        options.methods(), options.chargeOn(), options.plan(), options.condition(), planPolicies,
+        Boolean.TRUE.equals(options.refundCancelled()));
   }
 
   /** The {@code RateLimit-Policy} item of the limit under a plan ({@code null} or unknown: the default plan's). */

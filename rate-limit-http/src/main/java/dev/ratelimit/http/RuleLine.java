@@ -6,17 +6,21 @@ import java.util.Set;
 
 /**
  * One entry of the {@code rules} init-param, as written:
- * {@code PATTERN LIMIT [key=KEY] [cost=N] [methods=POST,PUT] [charge-on=401,403|4xx|5xx]}.
+ * {@code PATTERN LIMIT [key=KEY] [cost=N] [methods=POST,PUT] [charge-on=401,403|4xx|5xx]
+ * [refund-cancelled=true]}.
  *
  * @param keySpec the {@code key=} value, or null for the filter's default key
  * @param cost the {@code cost=} value, or null for 1
  * @param methods the {@code methods=} value, or null for every method
  * @param chargeOn the {@code charge-on=} value, or null: every response counts
+ * @param refundCancelled the {@code refund-cancelled=} value, or null: a request whose handler
+ *     started is charged even when its client goes away
  */
 public record RuleLine(String pattern, String limit, String keySpec, Double cost, Set<String> methods,
-    ChargeOn chargeOn) {
-  public static final String GRAMMAR = "PATTERN LIMIT [key=KEY] [cost=N] [methods=GET,POST] [charge-on=401,5xx]";
-  private static final String[] OPTIONS = {"key=", "cost=", "methods=", "charge-on="};
+    ChargeOn chargeOn, Boolean refundCancelled) {
+  public static final String GRAMMAR =
+      "PATTERN LIMIT [key=KEY] [cost=N] [methods=GET,POST] [charge-on=401,5xx] [refund-cancelled=true]";
+  private static final String[] OPTIONS = {"key=", "cost=", "methods=", "charge-on=", "refund-cancelled="};
 
   /** @throws IllegalArgumentException naming the option that is unknown, repeated or not valid */
   public static RuleLine parse(String entry) {
@@ -37,7 +41,17 @@ public record RuleLine(String pattern, String limit, String keySpec, Double cost
       values[option] = token.substring(OPTIONS[option].length());
     }
     return new RuleLine(tokens[0], tokens[1], values[0], values[1] == null ? null : cost(values[1]),
-        values[2] == null ? null : methods(values[2]), values[3] == null ? null : ChargeOn.parse(values[3]));
+        values[2] == null ? null : methods(values[2]), values[3] == null ? null : ChargeOn.parse(values[3]),
+        values[4] == null ? null : refundCancelled(values[4]));
+  }
+
+  /** {@code refund-cancelled=}: {@code true} or {@code false}, in any case. */
+  public static boolean refundCancelled(String text) {
+    if (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false")) {
+      return Boolean.parseBoolean(text);
+    }
+    String shown = text.length() <= 40 ? text : text.substring(0, 40) + "...";
+    throw new IllegalArgumentException("refund-cancelled '" + shown + "' is not true or false");
   }
 
   private static int option(String token) {

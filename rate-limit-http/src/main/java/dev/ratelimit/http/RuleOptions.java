@@ -9,14 +9,23 @@ import java.util.Set;
  * @param chargeOn the statuses that keep the charge; {@code null}: every response counts
  * @param plan the plan each request is charged under; {@code null}: the default plan
  * @param condition whether it applies to a request; {@code null}: always
+ * @param refundCancelled whether a request whose client went away before its response was
+ *     committed is refunded even after its handler started; {@code null}: not (it is charged)
  */
-public record RuleOptions(Set<String> methods, ChargeOn chargeOn, RequestPlan plan, RequestCondition condition) {
+public record RuleOptions(Set<String> methods, ChargeOn chargeOn, RequestPlan plan, RequestCondition condition,
+    Boolean refundCancelled) {
   public static final RuleOptions NONE = new RuleOptions(null, null, null, null);
+
+  /** Options that leave {@code refundCancelled} as it is. */
+  public RuleOptions(Set<String> methods, ChargeOn chargeOn, RequestPlan plan, RequestCondition condition) {
+    this(methods, chargeOn, plan, condition, null);
+  }
 
   /** These options with each one {@code other} gives replacing this one's. */
   public RuleOptions with(RuleOptions other) {
     return new RuleOptions(other.methods != null ? other.methods : methods,
         other.chargeOn != null ? other.chargeOn : chargeOn, other.plan != null ? other.plan : plan,
-        other.condition != null ? other.condition : condition);
+        other.condition != null ? other.condition : condition,
+        other.refundCancelled != null ? other.refundCancelled : refundCancelled);
   }
 }

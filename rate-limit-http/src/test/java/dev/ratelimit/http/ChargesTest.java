@@ -1,21 +1,27 @@
 package dev.ratelimit.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.ManualClock;
+import dev.ratelimit.contract.Concurrently;
 import dev.ratelimit.limiter.RateLimiter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** A rule's plan and condition, and settling {@code charge-on} rules charged without blocking. */
+/**
+ * A rule's plan and condition, and settling {@code charge-on} rules: by status, or, for a request
+ * whose client went away, by whether its handler had started (docs/design.md §2.7).
+ */
 class ChargesTest {
   private final ManualClock clock = new ManualClock(1_700_000_000_000L);
   private final RateLimiter limiter = RateLimiter.builder().clock(clock)
       .limit("search", "fixed-window rate=2 period=1h").plan("pro", "search", "fixed-window rate=4 period=1h")
-      .limit("other", "fixed-window rate=10 period=1h").build();
+      .limit("other", "fixed-window rate=10 period=1h").limit("race", "fixed-window rate=1000 period=1h").build();
 
   /** A request with headers only. */
   private record FakeRequest(Map<String, String> headers) implements Request {
@@ -126,7 +132,7 @@ class ChargesTest {
   }
 
   @Test
-  void asyncSettlement_refundsWhatDoesNotCount_once_andACancelRefunds() throws Exception {
+  void asyncSettlement_refundsWhatDoesNotCount_once_andACancelBeforeTheHandlerRefunds() throws Exception {
     Rule[] rules = {rule("search", Keys.header("X-User"), new RuleOptions(null, ChargeOn.parse("401"), null, null))};
     Charges.Verdict ok = spendAsync(rules, "ann");
     assertThat(limiter.check("search", "ann", 0).remaining()).isEqualTo(1);
@@ -154,6 +160,106 @@ class ChargesTest {
     verdict.settlement().settle(204);
     assertThat(limiter.check("search", "pro", "cid", 0).remaining()).isEqualTo(4);
     assertThat(limiter.check("other", "cid", 0).remaining()).isEqualTo(9); // no charge-on: kept
+  }
+
+  @Test
+  void cancel_beforeTheHandlerStarted_refunds_andTheHandlerMayNoLongerStart() throws Exception {
+    Charges.Settlement settlement = spendAsync(failedLogins(false), "dee").settlement();
+    assertThat(limiter.check("search", "dee", 0).remaining()).isEqualTo(1);
+    settlement.cancel();
+    assertThat(limiter.check("search", "dee", 0).remaining()).isEqualTo(2);
+    assertThat(settlement.start()).as("a cancelled request's handler never runs").isFalse();
+    settlement.settle(401);
+    assertThat(limiter.check("search", "dee", 0).remaining()).isEqualTo(2);
+  }
+
+  @Test
+  void cancel_afterTheHandlerStarted_keepsTheCharge_whateverTheStatusLater() throws Exception {
+    Charges.Settlement settlement = spendAsync(failedLogins(false), "eli").settlement();
+    assertThat(settlement.start()).isTrue();
+    settlement.cancel(); // the client hung up while the password was checked
+    assertThat(limiter.check("search", "eli", 0).remaining()).isEqualTo(1);
+    settlement.settle(200); // the handler's answer, which no one received, changes nothing
+    settlement.cancel();
+    assertThat(limiter.check("search", "eli", 0).remaining()).isEqualTo(1);
+  }
+
+  @Test
+  void refundCancelled_refundsACancelAfterTheHandlerStarted_andAStatusStillCounts() throws Exception {
+    Rule[] rules = failedLogins(true);
+    Charges.Settlement cancelled = spendAsync(rules, "fay").settlement();
+    assertThat(cancelled.start()).isTrue();
+    cancelled.cancel();
+    assertThat(limiter.check("search", "fay", 0).remaining()).isEqualTo(2);
+    Charges.Settlement answered = spendAsync(rules, "fay").settlement();
+    assertThat(answered.start()).isTrue();
+    answered.settle(401);
+    answered.cancel();
+    assertThat(limiter.check("search", "fay", 0).remaining()).isEqualTo(1);
+  }
+
+  @Test
+  void blockingSettlement_keepsAStartedCancelledCharge_throughItsPendingCharge() {
+    Charges.Verdict verdict = Charges.of(failedLogins(false), request("X-User", "gus"), MissingKey.GLOBAL)
+        .spend(limiter, RateLimitHeaders.DEFAULT, new FakeResponse());
+    assertThat(verdict.settlement().start()).isTrue();
+    verdict.settlement().cancel();
+    assertThat(limiter.check("search", "gus", 0).remaining()).isEqualTo(1);
+    Charges.Verdict refunding = Charges.of(failedLogins(true), request("X-User", "gus"), MissingKey.GLOBAL)
+        .spend(limiter, RateLimitHeaders.DEFAULT, new FakeResponse());
+    assertThat(refunding.settlement().start()).isTrue();
+    refunding.settlement().cancel();
+    assertThat(limiter.check("search", "gus", 0).remaining()).isEqualTo(1);
+  }
+
+  @Test
+  void cancel_amongSeveralRules_refundsOnlyTheRulesThatRefundCancelled() throws Exception {
+    Rule[] rules = {rule("search", Keys.header("X-User"), new RuleOptions(null, ChargeOn.parse("401"), null, null, true)),
+        rule("race", Keys.header("X-User"), new RuleOptions(null, ChargeOn.parse("401"), null, null)),
+        rule("other", Keys.header("X-User"), RuleOptions.NONE)};
+    Charges.Settlement settlement = spendAsync(rules, "hal").settlement();
+    assertThat(settlement.start()).isTrue();
+    settlement.cancel();
+    assertThat(limiter.check("search", "hal", 0).remaining()).as("refund-cancelled").isEqualTo(2);
+    assertThat(limiter.check("race", "hal", 0).remaining()).as("charge-on only").isEqualTo(999);
+    assertThat(limiter.check("other", "hal", 0).remaining()).as("no charge-on").isEqualTo(9);
+  }
+
+  @Test
+  void refundCancelled_withoutChargeOn_isAnError() {
+    assertThatThrownBy(() -> rule("search", Keys.header("X-User"), new RuleOptions(null, null, null, null, true)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("refund-cancelled applies to a rule with charge-on, and this rule has none");
+  }
+
+  /**
+   * The handler starting and the client going away at once, on two threads, 500 times: each
+   * request ends charged exactly when its handler started, never both refunded and run.
+   */
+  @Test
+  void startRacingCancel_chargesExactlyTheRequestsWhoseHandlerStarted() throws Exception {
+    Rule[] rules = {rule("race", Keys.header("X-User"), new RuleOptions(null, ChargeOn.parse("401"), null, null))};
+    List<Charges.Settlement> settlements = new ArrayList<>();
+    for (int i = 0; i < 500; i++) {
+      settlements.add(spendAsync(rules, "ivy").settlement());
+    }
+    AtomicInteger started = new AtomicInteger();
+    Concurrently.runAll(List.of(() -> {
+      for (Charges.Settlement settlement : settlements) {
+        started.addAndGet(settlement.start() ? 1 : 0);
+      }
+      return null;
+    }, () -> {
+      settlements.forEach(Charges.Settlement::cancel);
+      return null;
+    }));
+    assertThat(limiter.check("race", "ivy", 0).remaining()).isEqualTo(1000 - started.get());
+  }
+
+  /** A {@code charge-on=401} rule on "search" (2 per hour), refunding cancelled requests or not. */
+  private Rule[] failedLogins(boolean refundCancelled) {
+    return new Rule[] {rule("search", Keys.header("X-User"),
+        new RuleOptions(null, ChargeOn.parse("401"), null, null, refundCancelled ? true : null))};
   }
 
   private Charges.Verdict spendAsync(Rule[] rules, String user) throws Exception {

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The {@code methods=} and {@code charge-on=} options of a rule line. */
+/** The {@code methods=}, {@code charge-on=} and {@code refund-cancelled=} options of a rule line. */
 class RuleLineTest {
 
   @Test
@@ -52,6 +52,29 @@ class RuleLineTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessage("'methods' is given twice");
     assertThatThrownBy(() -> RuleLine.parse("/a a charge-on=4xx charge-on=5xx"))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("'charge-on' is given twice");
+  }
+
+  @Test
+  void parse_readsRefundCancelled_anyCase_absentIsNull() {
+    assertThat(RuleLine.parse("/login login charge-on=401 refund-cancelled=true").refundCancelled()).isTrue();
+    assertThat(RuleLine.parse("/login login charge-on=401 refund-cancelled=FALSE").refundCancelled()).isFalse();
+    assertThat(RuleLine.parse("/login login charge-on=401").refundCancelled()).isNull();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"yes", "1", "", "truee", "on"})
+  void refundCancelled_rejectsWhatIsNotTrueOrFalse(String text) {
+    assertThatThrownBy(() -> RuleLine.parse("/a a charge-on=401 refund-cancelled=" + text))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("refund-cancelled '" + text + "' is not true or false");
+  }
+
+  @Test
+  void refundCancelled_shortensAHugeValue_andIsGivenOnce() {
+    assertThatThrownBy(() -> RuleLine.parse("/a a refund-cancelled=" + "t".repeat(100_000)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("refund-cancelled '" + "t".repeat(40) + "...' is not true or false");
+    assertThatThrownBy(() -> RuleLine.parse("/a a refund-cancelled=true refund-cancelled=true"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("'refund-cancelled' is given twice");
   }
 
   @ParameterizedTest

@@ -1,6 +1,5 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.http.ChargeOn;
 import dev.ratelimit.http.ProxyHeader;
 import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.RequestKey;
@@ -9,7 +8,6 @@ import dev.ratelimit.http.RuleSetup;
 import dev.ratelimit.http.UrlPattern;
 import dev.ratelimit.limiter.RateLimiter;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * A filter's configuration while it is given, by {@link RateLimitFilter.Builder} or by
@@ -44,11 +42,6 @@ final class FilterSetup {
 
   void rule(UrlPattern pattern, String limit, KeyResolver key, double cost) {
     rules.rule(pattern, limit, ServletKeys.key(Objects.requireNonNull(key, "key")), cost);
-  }
-
-  /** Sets the methods and the counting statuses of the rule added last (either {@code null}: unchanged). */
-  void lastRule(Set<String> methods, ChargeOn chargeOn) {
-    rules.lastRule(methods, chargeOn);
   }
 
   /** Sets the options of the rule added last; each one given replaces the rule's. */

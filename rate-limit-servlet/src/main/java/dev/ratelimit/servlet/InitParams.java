@@ -8,6 +8,7 @@ import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.RequestKey;
 import dev.ratelimit.http.Rule;
 import dev.ratelimit.http.RuleLine;
+import dev.ratelimit.http.RuleOptions;
 import dev.ratelimit.http.UrlPattern;
 import dev.ratelimit.store.RateLimitStore;
 import jakarta.servlet.FilterConfig;
@@ -175,9 +176,10 @@ final class InitParams {
         RequestKey key = line.keySpec() == null ? defaultKey
             : ServletKeys.parse(line.keySpec(), setup.clients(), loader);
         double cost = line.cost() == null ? 1 : line.cost();
-        Rule.of(pattern, line.limit(), limits, key, cost, line.methods(), line.chargeOn());
+        RuleOptions options = new RuleOptions(line.methods(), line.chargeOn(), null, null, line.refundCancelled());
+        Rule.of(pattern, line.limit(), limits, Map.of(), key, cost, options);
         setup.ruleOn(pattern, line.limit(), key, cost);
-        setup.lastRule(line.methods(), line.chargeOn());
+        setup.lastRule(options);
       });
     }
     return entries.size();

@@ -131,13 +131,26 @@ public class RateLimitFilter extends HttpFilter {
   /**
    * Passes the request on, then settles the {@code charge-on} charges by the response status:
    * when the chain returns, or, for a request that went async, when it completes (or times out,
-   * or fails). A chain that throws counts as 500, the status the container will send.
+   * or fails). Entering the chain starts the handler (docs/design.md §2.7): from then on a
+   * client that goes away is charged unless the rule refunds cancelled requests. A container
+   * tells of a client gone only through a failed write: an {@link IOException} out of the chain
+   * once the response was committed, or an async cycle's error with one. A chain that throws
+   * anything else, or before its response was committed, counts as 500, the status the
+   * container sends.
    */
   private static void passAndSettle(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
       Charges.Settlement settlement) throws IOException, ServletException {
+    settlement.start(); // nothing cancels a servlet request before its chain: always true
     try {
       chain.doFilter(request, response);
-    } catch (IOException | ServletException | RuntimeException | Error e) {
+    } catch (IOException e) {
+      if (response.isCommitted()) {
+        settlement.cancel(); // the response was on its way, with its status: the client went away
+      } else {
+        settlement.settle(HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
+      }
+      throw e;
+    } catch (ServletException | RuntimeException | Error e) {
       settlement.settle(HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
       throw e;
     }
@@ -154,7 +167,11 @@ public class RateLimitFilter extends HttpFilter {
     settlement.settle(response.getStatus());
   }
 
-  /** Settles an async request's charges when it completes, with the status then set. */
+  /**
+   * Settles an async request's charges when it completes, with the status then set; or, when
+   * the connection failed (the client went away), as a request cancelled after its handler
+   * started.
+   */
   private record SettleOnCompletion(Charges.Settlement settlement, HttpServletResponse response)
       implements AsyncListener {
     @Override
@@ -169,7 +186,12 @@ public class RateLimitFilter extends HttpFilter {
 
     @Override
     public void onError(AsyncEvent event) {
-      // completion follows an error too; the status is read then
+      if (event.getThrowable() instanceof IOException) {
+        // a write to the client failed (Tomcat reports it here): whatever status the error
+        // handling then sets, no one receives it
+        settlement.cancel();
+      }
+      // otherwise completion follows the error; the status is read then
     }
 
     @Override

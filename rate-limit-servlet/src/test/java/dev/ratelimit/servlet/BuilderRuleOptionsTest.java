@@ -23,6 +23,18 @@ class BuilderRuleOptionsTest {
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("add a rule first");
     assertThatThrownBy(() -> RateLimitFilter.builder().condition(request -> true))
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("add a rule first");
+    assertThatThrownBy(() -> RateLimitFilter.builder().refundCancelled())
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("add a rule first");
+  }
+
+  @Test
+  void refundCancelled_needsChargeOn_inEitherOrder() {
+    assertThatThrownBy(() -> RateLimitFilter.builder().limit("login", "fixed-window rate=5 period=15m")
+        .rule("/login", "login").refundCancelled().build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("rule '/login login': refund-cancelled applies to a rule with charge-on, and this rule has none");
+    RateLimitFilter.builder().limit("login", "fixed-window rate=5 period=15m")
+        .rule("/login", "login").refundCancelled().chargeOn("401").build().destroy();
   }
 
   @Test

@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.reflect.MethodSignature;
 import org.springframework.aop.support.AopUtils;
@@ -26,6 +27,8 @@ import org.springframework.beans.factory.BeanFactory;
  * (that class says why).
  */
 public class RateLimitedAspect {
+  private static final System.Logger LOG = System.getLogger(RateLimitedAspect.class.getName());
+
   private final RateLimiter limiter;
   private final LimitedMethods methods;
   private final CallEvaluator evaluator;
@@ -115,14 +118,26 @@ public class RateLimitedAspect {
     return result;
   }
 
+  /**
+   * {@link #chargeByOutcome} for a {@code CompletionStage} method, started when the decision
+   * arrives. Once started, the method's own stage settles the charges by its outcome, whatever
+   * the caller does with the stage it was given: a caller that cancels it does not stop the work
+   * the method began. A caller that cancels before the decision arrived leaves the method
+   * unstarted: it never runs, and its {@code chargeIf} charges are refunded (docs/design.md §7.1).
+   */
   private Object chargeByOutcomeWhenStarted(ProceedingJoinPoint call, LimitedMethod limited,
       CallEvaluator.Evaluated evaluated) {
     List<LimitCall> calls = evaluated.calls();
-    return limiter.limitAllAsync(calls).thenCompose(decisions -> {
+    CompletableFuture<Decisions> decided = limiter.limitAllAsync(calls).toCompletableFuture();
+    AtomicBoolean claimed = new AtomicBoolean(); // once: by the method starting, or by a cancel refunding it
+    CompletableFuture<Object> returned = decided.thenCompose(decisions -> {
       CompletableFuture<Object> outcome = new CompletableFuture<>();
       try {
         if (!decisions.allowed()) {
           return stage(denied(call, limited, calls, decisions));
+        }
+        if (!claimed.compareAndSet(false, true)) {
+          return CompletableFuture.completedFuture(null); // cancelled first: refunded, never run
         }
         stage(call.proceed()).whenComplete((result, failure) -> {
           Throwable cause = failure instanceof java.util.concurrent.CompletionException c && c.getCause() != null
@@ -145,6 +160,33 @@ public class RateLimitedAspect {
       }
       return outcome;
     });
+    // a stage cancelled before the decision arrived never applies the function above
+    returned.whenComplete((result, failure) -> {
+      if (returned.isCancelled()) {
+        decided.thenAccept(decisions -> {
+          if (decisions.allowed() && claimed.compareAndSet(false, true)) {
+            refundOutcomeCharges(evaluated);
+          }
+        });
+      }
+    });
+    return returned;
+  }
+
+  /** Gives back the charges that a {@code chargeIf} settles, for a call whose method never ran; never blocks. */
+  private void refundOutcomeCharges(CallEvaluator.Evaluated evaluated) {
+    List<LimitCall> calls = evaluated.calls();
+    for (int i = 0; i < calls.size(); i++) {
+      if (evaluated.charges().get(i).extras().chargeIf() != null) {
+        LimitCall charged = calls.get(i);
+        limiter.refundAsync(charged.limit(), charged.plan(), charged.key(), charged.count()).exceptionally(failure -> {
+          // the store could not take it back: the charge stays, as for a call that ran
+          LOG.log(System.Logger.Level.DEBUG, "refund of limit '" + charged.limit() + "' failed; the charge stays",
+              failure);
+          return null;
+        });
+      }
+    }
   }
 
   /** A method's CompletionStage result as one of objects (null: completed with null). */

@@ -6,12 +6,15 @@ import dev.ratelimit.ManualClock;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.limiter.RateLimiter;
 import java.time.Duration;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
@@ -49,6 +52,16 @@ class ReactorLimitingTest {
     @RateLimited(name = "daily", key = "#user")
     public Mono<String> sendTwice(String user) {
       return Mono.fromCallable(() -> "sent " + runs.incrementAndGet());
+    }
+
+    /** Work that takes long: it signals {@code started}, and is never done while the test looks. */
+    @RateLimited(name = "send", key = "#user")
+    public Mono<String> sendSlowly(String user, Semaphore started) {
+      return Mono.defer(() -> {
+        runs.incrementAndGet();
+        started.release();
+        return Mono.never();
+      });
     }
 
     @RateLimited(name = "send", key = "#user")
@@ -128,6 +141,19 @@ class ReactorLimitingTest {
         .expectErrorSatisfies(denial -> assertThat(((RateLimitExceededException) denial).limitName()).isEqualTo("daily"))
         .verify(HANG);
     assertThat(work.runs()).isEqualTo(3);
+  }
+
+  @Test
+  void mono_cancelledAfterItsWorkStarted_staysCharged() throws Exception {
+    Work work = start();
+    Semaphore started = new Semaphore(0);
+    Disposable call = work.sendSlowly("ann", started).subscribe();
+    assertThat(started.tryAcquire(HANG.toSeconds(), TimeUnit.SECONDS)).as("the work started").isTrue();
+    call.dispose(); // the subscriber went away while the work runs
+    RateLimiter limiter = context.getBean(RateLimiter.class);
+    assertThat(limiter.checkAsync("send", "ann", 0).toCompletableFuture().get().remaining()).isEqualTo(1);
+    StepVerifier.create(work.send("ann")).expectNext("sent 2 for ann").expectComplete().verify(HANG);
+    StepVerifier.create(work.send("ann")).expectError(RateLimitExceededException.class).verify(HANG);
   }
 
   @Test

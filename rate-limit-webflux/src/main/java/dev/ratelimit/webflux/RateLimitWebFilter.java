@@ -17,6 +17,7 @@ import dev.ratelimit.limiter.RateLimiter;
 import java.security.Principal;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.core.Ordered;
@@ -126,19 +127,28 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
     if (charges.isEmpty()) {
       return chain.filter(exchange);
     }
-    return Mono.fromCompletionStage(() -> charges.spendAsync(settings.limiter(), settings.headers(), response))
-        .flatMap(verdict -> verdict.allowed() ? pass(exchange, chain, verdict.settlement())
-            : refuse(Refusals.rateLimited(response, verdict.limit(), verdict.retryAfterMillis()), exchange, response))
-        .onErrorResume(RateLimitWebFilter::storeUnavailable,
-            // failure=closed: neither admitted nor counted
-            e -> refuse(Refusals.storeUnavailable(response, charges.closedLimit()), exchange, response));
+    return Mono.defer(() -> {
+      CompletableFuture<Charges.Verdict> spent =
+          charges.spendAsync(settings.limiter(), settings.headers(), response).toCompletableFuture();
+      // a cancel leaves the decision to arrive (suppressCancel): the store charges anyway, and
+      // the verdict's settlement is what refunds it
+      return Mono.fromFuture(spent, true)
+          .flatMap(verdict -> verdict.allowed() ? pass(exchange, chain, verdict.settlement())
+              : refuse(Refusals.rateLimited(response, verdict.limit(), verdict.retryAfterMillis()), exchange, response))
+          .onErrorResume(RateLimitWebFilter::storeUnavailable,
+              // failure=closed: neither admitted nor counted
+              e -> refuse(Refusals.storeUnavailable(response, charges.closedLimit()), exchange, response))
+          .doOnCancel(() -> spent.thenAccept(RateLimitWebFilter::cancelled));
+    });
   }
 
   /**
    * Passes the request on; a {@code charge-on} rule's charge is settled by the status the
    * response is committed with (also an error handler's: every response is committed, by the
-   * handler or by WebFlux at the end), once. An exchange cancelled before its response was
-   * committed (the client went away) has no status, and is refunded (docs/design.md §6.8).
+   * handler or by WebFlux at the end), once. Subscribing to the chain starts the handler: an
+   * exchange cancelled before that (the client went away while the limit was decided) is
+   * refunded and never runs it; one cancelled after, before its response was committed, is
+   * charged unless the rule refunds cancelled requests (docs/design.md §2.7, §6.8).
    */
   private static Mono<Void> pass(ServerWebExchange exchange, WebFilterChain chain, Charges.Settlement settlement) {
     if (settlement == null) {
@@ -150,7 +160,14 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
       settlement.settle(status == null ? HttpStatus.OK.value() : status.value());
       return Mono.empty();
     });
-    return chain.filter(exchange).doOnCancel(settlement::cancel);
+    return Mono.defer(() -> settlement.start() ? chain.filter(exchange) : Mono.empty());
+  }
+
+  /** The exchange was cancelled: its charge-on charges are settled as a request without a status. */
+  private static void cancelled(Charges.Verdict verdict) {
+    if (verdict.settlement() != null) {
+      verdict.settlement().cancel();
+    }
   }
 
   private static boolean storeUnavailable(Throwable failure) {

@@ -3,7 +3,9 @@ package dev.ratelimit.webflux;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.ManualClock;
+import dev.ratelimit.contract.SwitchableStore;
 import dev.ratelimit.limiter.RateLimiter;
+import dev.ratelimit.store.InMemoryStore;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -17,7 +19,8 @@ import reactor.core.publisher.Sinks;
 
 /**
  * {@code charge-on} in the WebFlux filter: settled by the status the response is committed with,
- * exactly once, and refunded for an exchange cancelled before it had one (the client went away).
+ * exactly once; an exchange cancelled before it had one (the client went away) is charged once
+ * the handler started (docs/design.md §2.7), refunded before, or with {@code refundCancelled}.
  * The remaining units are read with {@code check}, which charges nothing.
  */
 class RateLimitWebFilterChargeOnTest {
@@ -62,17 +65,52 @@ class RateLimitWebFilterChargeOnTest {
   }
 
   @Test
-  void cancelledBeforeCommit_isRefunded_andACommitAfterwardsChangesNothing() {
+  void cancelledAfterTheHandlerStarted_isCharged_andACommitAfterwardsChangesNothing() {
     Sinks.Empty<Void> never = Sinks.empty();
+    AtomicInteger ran = new AtomicInteger();
     MockServerWebExchange exchange = exchange("cid");
-    Disposable running = filter.filter(exchange, e -> never.asMono()).subscribe();
+    Disposable running = filter.filter(exchange, e -> {
+      ran.incrementAndGet();
+      return never.asMono();
+    }).subscribe();
+    assertThat(ran).hasValue(1);
     assertThat(remaining("cid")).isEqualTo(2); // charged up front
-    running.dispose(); // the client went away
-    assertThat(remaining("cid")).isEqualTo(3);
+    running.dispose(); // the client went away while the password was checked
+    assertThat(remaining("cid")).as("the check ran: charged").isEqualTo(2);
     // a late commit (WebFlux cleaning up) settles nothing again
-    exchange.getResponse().setStatusCode(HttpStatus.UNAUTHORIZED);
+    exchange.getResponse().setStatusCode(HttpStatus.OK);
     exchange.getResponse().setComplete().block(Duration.ofSeconds(5));
-    assertThat(remaining("cid")).isEqualTo(3);
+    assertThat(remaining("cid")).isEqualTo(2);
+  }
+
+  @Test
+  void refundCancelled_refundsACancelAfterTheHandlerStarted_butKeepsACountingStatus() {
+    RateLimitWebFilter refunding = RateLimitWebFilter.builder().limiter(limiter)
+        .rule("/login", "failed", "header:X-User", 1).chargeOn("401").refundCancelled().build();
+    Sinks.Empty<Void> never = Sinks.empty();
+    refunding.filter(exchange("cal"), e -> never.asMono()).subscribe().dispose();
+    assertThat(remaining("cal")).isEqualTo(3);
+    refunding.filter(exchange("cal"), answering(HttpStatus.UNAUTHORIZED)).block(Duration.ofSeconds(5));
+    assertThat(remaining("cal")).isEqualTo(2);
+  }
+
+  @Test
+  void cancelledWhileTheLimitIsDecided_isRefunded_andTheHandlerNeverRuns() {
+    SwitchableStore store = new SwitchableStore(new InMemoryStore(clock));
+    RateLimiter later = RateLimiter.builder().clock(clock).store(store)
+        .limit("failed", "fixed-window rate=3 period=1h").build();
+    RateLimitWebFilter slow = RateLimitWebFilter.builder().limiter(later)
+        .rule("/login", "failed", "header:X-User", 1).chargeOn("401").build();
+    AtomicInteger ran = new AtomicInteger();
+    store.holdAnswers();
+    Disposable waiting = slow.filter(exchange("ada"), e -> {
+      ran.incrementAndGet();
+      return e.getResponse().setComplete();
+    }).subscribe();
+    waiting.dispose(); // the client went away before the store answered
+    store.releaseAnswers(); // the store takes the unit, and the settlement gives it back
+    assertThat(ran).as("nothing ran").hasValue(0);
+    assertThat(later.check("failed", "ada", 0).remaining()).isEqualTo(3);
   }
 
   @Test

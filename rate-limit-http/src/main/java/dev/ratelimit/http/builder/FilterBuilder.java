@@ -7,6 +7,7 @@ import dev.ratelimit.http.ChargeOn;
 import dev.ratelimit.http.ProxyHeader;
 import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.RuleLine;
+import dev.ratelimit.http.RuleOptions;
 import dev.ratelimit.http.RuleSetup;
 import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.RateLimitStore;
@@ -89,6 +90,20 @@ public abstract class FilterBuilder<B extends FilterBuilder<B, F>, F> {
    */
   public B chargeOn(String statuses) {
     setup.lastRule(null, ChargeOn.parse(Objects.requireNonNull(statuses, "statuses")));
+    return self();
+  }
+
+  /**
+   * The rule added last, a {@link #chargeOn} rule, also refunds a request whose client went away
+   * before its response was committed, even though its handler started, as a rule's
+   * {@code refund-cancelled=true} in {@code web.xml} or {@code ratelimit.filter.rules}. Without
+   * it such a request is charged: its work ran (docs/design.md §2.7). With it, a client that
+   * hangs up before the answer gets that work for free.
+   *
+   * @throws IllegalStateException before any rule
+   */
+  public B refundCancelled() {
+    setup.lastRule(new RuleOptions(null, null, null, null, true));
     return self();
   }
 

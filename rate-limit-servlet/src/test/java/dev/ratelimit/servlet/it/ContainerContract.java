@@ -4,16 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.http.contract.ClientSees;
 import java.io.IOException;
+import java.net.Socket;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,18 +27,20 @@ import org.junit.jupiter.api.TestInstance;
  * What an HTTP client sees from the filter in a real container, configured by real
  * {@code web.xml} files: one container per class, one web application per configuration
  * ({@code /limited}, {@code /proxied}, {@code /forwarded}, {@code /real-ip}, {@code /untrusted},
- * {@code /broken}, {@code /trusts-all}, {@code /closed}).
+ * {@code /broken}, {@code /trusts-all}, {@code /closed}, {@code /paid}).
  * Tests share nothing but the container: each uses its own keys, or its own path's limit.
  * Limits refill over an hour, so nothing refills while a test runs, and nothing sleeps.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ContainerContract {
   static final List<String> WEBAPPS =
-      List.of("limited", "proxied", "forwarded", "real-ip", "untrusted", "broken", "trusts-all", "closed");
+      List.of("limited", "proxied", "forwarded", "real-ip", "untrusted", "broken", "trusts-all", "closed", "paid");
+  private static final AtomicInteger CALLS = new AtomicInteger();
 
   private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(10)).build();
   private String base;
+  private int port;
 
   /** Starts the container on a free loopback port with each web application at {@code /NAME}; returns the port. */
   abstract int start(Path webapps) throws Exception;
@@ -50,7 +55,8 @@ abstract class ContainerContract {
     } catch (URISyntaxException e) {
       throw new IllegalStateException(e);
     }
-    base = "http://127.0.0.1:" + start(webapps);
+    port = start(webapps);
+    base = "http://127.0.0.1:" + port;
   }
 
   @AfterAll
@@ -166,6 +172,49 @@ abstract class ContainerContract {
     assertThat(get("/limited/status/async/401", "X-Client", "c2").statusCode()).isEqualTo(401);
     assertThat(get("/limited/status/committed/500", "X-Client", "c2").statusCode()).isEqualTo(500);
     assertThat(get("/limited/status/200", "X-Client", "c2").statusCode()).isEqualTo(429);
+  }
+
+  /**
+   * A client sends a request, the servlet starts its slow check, the client hangs up (a reset),
+   * then the servlet answers 401 into the closed connection; returns when the request is over.
+   */
+  void hangUp(String path, String client) throws Exception {
+    String id = getClass().getSimpleName() + "-" + CALLS.incrementAndGet();
+    Held held = Held.expect(id);
+    try (Socket socket = new Socket("127.0.0.1", port)) {
+      socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Client: " + client
+          + "\r\nX-Call: " + id + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      held.awaitEntered();
+      socket.setSoLinger(true, 0); // closed with a reset: gone at once, as a client that is killed
+    }
+    held.release();
+    held.awaitFinished();
+  }
+
+  @Test
+  void chargeOn_aClientThatHangsUpAfterTheServletStarted_isCharged() throws Exception {
+    hangUp("/paid/held/sync", "gone-sync");
+    hangUp("/paid/held/sync", "gone-sync");
+    HttpResponse<String> next = get("/paid/held/now", "X-Client", "gone-sync");
+    assertThat(next.statusCode()).as("two checks ran, two charged").isEqualTo(429);
+    assertThat(next.body()).contains("\"limit\":\"logins\"");
+  }
+
+  @Test
+  void chargeOn_aClientThatHangsUpAfterAnAsyncServletStarted_isCharged() throws Exception {
+    hangUp("/paid/held/async", "gone-async");
+    hangUp("/paid/held/async", "gone-async");
+    assertThat(get("/paid/held/now", "X-Client", "gone-async").statusCode()).isEqualTo(429);
+  }
+
+  @Test
+  void refundCancelled_aClientThatHangsUpIsRefunded_evenAfterTheServletStarted() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      hangUp("/paid/refunding/sync", "refunded-sync");
+    }
+    HttpResponse<String> next = get("/paid/refunding/now", "X-Client", "refunded-sync");
+    assertThat(next.statusCode()).isEqualTo(200);
+    assertThat(header(next, "X-RateLimit-Remaining")).as("only this request's own charge").isEqualTo("1");
   }
 
   @Test

@@ -1,5 +1,8 @@
 package dev.ratelimit.servlet.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.logging.Level;
@@ -7,6 +10,7 @@ import java.util.logging.Logger;
 import org.apache.catalina.core.StandardContext;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.scan.StandardJarScanner;
+import org.junit.jupiter.api.Test;
 
 /** The filter in Tomcat 11, each web application deployed from its web.xml. */
 class TomcatFilterIT extends ContainerContract {
@@ -54,5 +58,26 @@ class TomcatFilterIT extends ContainerContract {
       tomcat.stop();
       tomcat.destroy();
     }
+  }
+
+  /**
+   * Tomcat reports a failed write of an async request to its listeners ({@code onError}): the
+   * filter learns there that the client went away after the servlet started.
+   */
+  @Test
+  void chargeOn_anAsyncWriteToAClientGone_reportedByOnError_isCharged() throws Exception {
+    hangUp("/paid/held/async-flushed", "reported-async");
+    hangUp("/paid/held/async-flushed", "reported-async");
+    assertThat(get("/paid/held/now", "X-Client", "reported-async").statusCode()).isEqualTo(429);
+  }
+
+  @Test
+  void refundCancelled_anAsyncWriteToAClientGone_reportedByOnError_isRefunded() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      hangUp("/paid/refunding/async-flushed", "refunded-async");
+    }
+    HttpResponse<String> next = get("/paid/refunding/now", "X-Client", "refunded-async");
+    assertThat(next.statusCode()).isEqualTo(200);
+    assertThat(header(next, "X-RateLimit-Remaining")).isEqualTo("1");
   }
 }

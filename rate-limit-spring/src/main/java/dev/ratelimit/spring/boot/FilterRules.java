@@ -25,9 +25,10 @@ public final class FilterRules {
    * @param chargeOn the counting statuses as the builders take them, or null: every response counts
    * @param plan the plan expression, or null: the default plan
    * @param condition the condition, or null: the rule always applies
+   * @param refundCancelled whether a request whose client went away is refunded though its handler ran
    */
   public record FilterRule(int index, String path, String limit, String key, double cost, String methods,
-      String chargeOn, RequestExpression plan, RequestExpression condition) {
+      String chargeOn, RequestExpression plan, RequestExpression condition, boolean refundCancelled) {
 
     /** {@code ratelimit.filter.rules[i]}, the rule's property, for messages. */
     public String property() {
@@ -138,6 +139,9 @@ public final class FilterRules {
       if (rule.chargeOn() != null) {
         to.chargeOn(rule.chargeOn());
       }
+      if (rule.refundCancelled()) {
+        to.refundCancelled();
+      }
       return to;
     }
   }
@@ -202,7 +206,8 @@ public final class FilterRules {
       read.add(new FilterRule(i, rule.getPath(), rule.getLimit(), rule.getKey(), rule.getCost(),
           methods(property + ".methods", rule.getMethods()), chargeOn(property + ".charge-on", rule.getChargeOn()),
           expression(property + ".plan", rule.getPlan(), variables, beanFactory),
-          expression(property + ".condition", rule.getCondition(), variables, beanFactory)));
+          expression(property + ".condition", rule.getCondition(), variables, beanFactory),
+          rule.isRefundCancelled()));
     }
     return read;
   }

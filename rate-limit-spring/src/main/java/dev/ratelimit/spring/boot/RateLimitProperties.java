@@ -227,7 +227,10 @@ public class RateLimitProperties {
     }
   }
 
-  /** What a rule spends: units of a limit from a key's bucket (a gateway route's RateLimit args too). */
+  /**
+   * What a rule spends: units of a limit from a key's bucket, and which responses keep the charge (a gateway
+   * route's RateLimit args too).
+   */
   public static class Spend {
     /** The name of a configured limit. */
     private String limit;
@@ -237,6 +240,19 @@ public class RateLimitProperties {
 
     /** Units each matching request costs. */
     private double cost = 1;
+
+    /**
+     * The response statuses that keep the charge, e.g. 401,403, 4xx or 5xx: a request is charged up front and
+     * refunded once its status is known and not one of these. Default: every response counts.
+     */
+    private String chargeOn;
+
+    /**
+     * With charge-on: whether a request whose client went away before the response is refunded even though the
+     * handler (or the backend) already ran. Default false: it is charged, as its work ran; true lets a client that
+     * hangs up get that work for free.
+     */
+    private boolean refundCancelled;
 
     public String getLimit() {
       return limit;
@@ -261,6 +277,22 @@ public class RateLimitProperties {
     public void setCost(double cost) {
       this.cost = cost;
     }
+
+    public String getChargeOn() {
+      return chargeOn;
+    }
+
+    public void setChargeOn(String chargeOn) {
+      this.chargeOn = chargeOn;
+    }
+
+    public boolean isRefundCancelled() {
+      return refundCancelled;
+    }
+
+    public void setRefundCancelled(boolean refundCancelled) {
+      this.refundCancelled = refundCancelled;
+    }
   }
 
   /** One filter rule. */
@@ -270,12 +302,6 @@ public class RateLimitProperties {
 
     /** The HTTP methods the rule applies to, e.g. [POST, PUT]; default: every method. */
     private List<String> methods;
-
-    /**
-     * The response statuses that keep the charge, e.g. 401,403, 4xx or 5xx: a request is charged up front and
-     * refunded once its status is known and not one of these. Default: every response counts.
-     */
-    private String chargeOn;
 
     /**
      * The plan each request is charged under: a SpEL expression #{...} over #request and #principal (and #exchange
@@ -305,14 +331,6 @@ public class RateLimitProperties {
 
     public void setMethods(List<String> methods) {
       this.methods = methods;
-    }
-
-    public String getChargeOn() {
-      return chargeOn;
-    }
-
-    public void setChargeOn(String chargeOn) {
-      this.chargeOn = chargeOn;
     }
 
     public String getPlan() {

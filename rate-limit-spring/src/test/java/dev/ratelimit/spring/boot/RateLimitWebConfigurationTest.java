@@ -103,7 +103,9 @@ class RateLimitWebConfigurationTest {
         {"ratelimit.filter.rules[0].plan=#{#request.}", "ratelimit.filter.rules[0].plan", "not a valid SpEL expression"},
         {"ratelimit.filter.rules[0].condition=#{#user == null}", "ratelimit.filter.rules[0].condition", "names #user"},
         {"ratelimit.filter.rules[0].condition=#{#exchange != null}", "ratelimit.filter.rules[0].condition",
-            "the variables: #"}};
+            "the variables: #"},
+        {"ratelimit.filter.rules[0].refund-cancelled=true", "ratelimit.filter.rules[0]",
+            "refund-cancelled applies to a rule with charge-on, and this rule has none"}};
     for (String[] bad : cases) {
       runner.withPropertyValues(bad[0]).run(context -> {
         assertThat(context).hasFailed();
@@ -114,7 +116,8 @@ class RateLimitWebConfigurationTest {
     }
     runner.withPropertyValues("ratelimit.filter.rules[0].methods=post, Put", "ratelimit.filter.rules[0].charge-on=4XX,503",
         "ratelimit.filter.rules[0].plan=#{#principal}",
-        "ratelimit.filter.rules[0].condition=#{#request.method != 'OPTIONS'}")
+        "ratelimit.filter.rules[0].condition=#{#request.method != 'OPTIONS'}",
+        "ratelimit.filter.rules[0].refund-cancelled=true")
         .run(context -> assertThat(context).hasNotFailed());
   }
 
