@@ -137,9 +137,11 @@ public abstract class WordAlgorithm {
     long nextStamp = consumes ? Math.max(stamp, now) : stamp;
     // a reservation, even of 0 units, runs once the key is out of debt
     long wait = op == Operation.RESERVE ? waitUntil(next, nextStamp, now, 0) : 0;
-    if (wait > maxWait) {
-      // the reservation would fit, but not within the caller's wait: as soon as it would
-      return new Decision(false, level, capacity, wait - maxWait, waitUntil(state, stamp, now, level, capacity));
+    if (wait > maxWait || wait >= Rules.NEVER) {
+      // the reservation would fit, but not within the caller's wait: as soon as it would; or its
+      // turn never comes (a huge count on an unbounded maxReserved), and it takes nothing
+      return new Decision(false, level, capacity, wait >= Rules.NEVER ? Rules.NEVER : wait - maxWait,
+          waitUntil(state, stamp, now, level, capacity));
     }
     return new Decision(true, op == Operation.CHECK ? level : after, capacity, wait,
         consumes ? waitUntil(next, nextStamp, now, capacity) : waitUntil(state, stamp, now, level, capacity));

@@ -73,9 +73,14 @@ local function word_decide(L, word, stamp, op, count, max_wait, now)
   if op == 'r' then
     wait = word_wait_from(L, next_word, next_stamp, now, 0)
   end
-  if wait > max_wait then
-    -- it would fit, but not within the caller's wait: denied, retry as soon as it would
-    return 0, lvl, wait - max_wait, word_wait_until(L, word, stamp, now, lvl, capacity)
+  if wait > max_wait or wait >= NEVER then
+    -- it would fit, but not within the caller's wait: denied, retry as soon as it would; or its
+    -- turn never comes (a huge count on an unbounded maxReserved), and it takes nothing
+    local retry_after = wait - max_wait
+    if wait >= NEVER then
+      retry_after = NEVER
+    end
+    return 0, lvl, retry_after, word_wait_until(L, word, stamp, now, lvl, capacity)
   end
   local remaining, reset_after = after, nil
   if op == 'c' then
