@@ -405,8 +405,8 @@ public final class RateLimiter implements AutoCloseable {
    * The heaviest keys of a named limit over its recent windows, heaviest first, as a
    * heavy-hitters sketch counts them in bounded memory (docs/design.md §10.1): the units each key
    * was admitted and refused under any of the limit's plans, by {@code limit}, {@code reserve},
-   * {@code limitAll}, {@code charge} and {@code acquire} (checks take nothing and are not counted),
-   * over the current window and the one before.
+   * {@code limitAll}, {@code charge}, {@code acquire} and {@link NamedLimiter#admit} (checks take
+   * nothing and are not counted), over the current window and the one before.
    *
    * @param max how many keys at most
    * @throws IllegalArgumentException for an unknown limit or a negative {@code max}
