@@ -57,12 +57,19 @@ public interface Contender {
   /** Capacity and rate per period, the same for every contender. */
   record Config(long rate, Duration period) {}
 
+  /** Top keys tracked as Spring Boot's defaults track them: 128 keys per sketch, windows of a minute. */
+  static dev.ratelimit.limiter.RateLimiter.Builder trackingTopKeys(dev.ratelimit.limiter.RateLimiter.Builder builder) {
+    return builder.trackTopKeys(128, Duration.ofMinutes(1));
+  }
+
   static Contender create(String name, Config config) {
     return switch (name) {
       case "rate-limit" -> new Ours(config, new InMemoryStore());
+      case "rate-limit-top" -> new Ours(config, new InMemoryStore(), true);
       case "rate-limit-coarse" -> new Ours(config, new InMemoryStore(dev.ratelimit.Clock.coarse()));
       case "rate-limit-named" -> new Named(config);
       case "rate-limit-admit" -> new Admit(config);
+      case "rate-limit-admit-top" -> new Admit(config, true);
       case "rate-limit-bucket4j" -> new Ours(config, Bucket4jStore.local());
       case "bucket4j" -> new Bucket4j(config);
       case "resilience4j" -> new Resilience4j(config);
@@ -75,14 +82,20 @@ public interface Contender {
 
   /**
    * rate-limit's {@link dev.ratelimit.limiter.RateLimiter} on a store: the in-memory one, or bucket4j's
-   * local buckets through the bridge (what letting bucket4j hold the state costs).
+   * local buckets through the bridge (what letting bucket4j hold the state costs); {@code rate-limit-top}
+   * tracks top keys as Spring Boot does by default (what that costs each decision).
    */
   final class Ours implements Contender {
     private final dev.ratelimit.limiter.RateLimiter limiter;
 
     Ours(Config config, RateLimitStore store) {
-      limiter = dev.ratelimit.limiter.RateLimiter.builder().store(store)
-          .limit("api", dev.ratelimit.Limit.tokenBucket(config.rate(), config.period())).build();
+      this(config, store, false);
+    }
+
+    Ours(Config config, RateLimitStore store, boolean topKeys) {
+      dev.ratelimit.limiter.RateLimiter.Builder builder = dev.ratelimit.limiter.RateLimiter.builder().store(store)
+          .limit("api", dev.ratelimit.Limit.tokenBucket(config.rate(), config.period()));
+      limiter = (topKeys ? trackingTopKeys(builder) : builder).build();
     }
 
     @Override
@@ -114,8 +127,13 @@ public interface Contender {
 
     /** The limiter both {@code NamedLimiter} contenders decide through. */
     static dev.ratelimit.limiter.NamedLimiter api(Config config) {
-      return dev.ratelimit.limiter.RateLimiter.builder()
-          .limit("api", dev.ratelimit.Limit.tokenBucket(config.rate(), config.period())).build().named("api");
+      return api(config, false);
+    }
+
+    static dev.ratelimit.limiter.NamedLimiter api(Config config, boolean topKeys) {
+      dev.ratelimit.limiter.RateLimiter.Builder builder = dev.ratelimit.limiter.RateLimiter.builder()
+          .limit("api", dev.ratelimit.Limit.tokenBucket(config.rate(), config.period()));
+      return (topKeys ? trackingTopKeys(builder) : builder).build().named("api");
     }
 
     @Override
@@ -142,7 +160,11 @@ public interface Contender {
     private final dev.ratelimit.limiter.NamedLimiter api;
 
     Admit(Config config) {
-      api = Named.api(config);
+      this(config, false);
+    }
+
+    Admit(Config config, boolean topKeys) {
+      api = Named.api(config, topKeys);
     }
 
     @Override

@@ -16,7 +16,7 @@ import org.openjdk.jmh.annotations.Threads;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class HotKeyBenchmark {
-  @Param({"rate-limit", "rate-limit-named", "rate-limit-admit", "rate-limit-coarse", "rate-limit-bucket4j", "bucket4j", "resilience4j", "guava", "map-lookup", "map-clock-cas"})
+  @Param({"rate-limit", "rate-limit-top", "rate-limit-named", "rate-limit-admit", "rate-limit-admit-top", "rate-limit-coarse", "rate-limit-bucket4j", "bucket4j", "resilience4j", "guava", "map-lookup", "map-clock-cas"})
   public String contender;
 
   /** {@code denies}: 10 per second; {@code denies-1000}: 1000 per second, a unit back every millisecond. */

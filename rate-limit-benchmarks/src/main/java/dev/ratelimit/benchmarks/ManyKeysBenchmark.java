@@ -18,7 +18,7 @@ import org.openjdk.jmh.annotations.Threads;
 public class ManyKeysBenchmark {
   static final int KEYS = 1_000_000;
 
-  @Param({"rate-limit", "rate-limit-named", "rate-limit-admit", "rate-limit-coarse", "rate-limit-bucket4j", "bucket4j", "resilience4j", "guava", "map-lookup", "map-clock-cas"})
+  @Param({"rate-limit", "rate-limit-top", "rate-limit-named", "rate-limit-admit", "rate-limit-admit-top", "rate-limit-coarse", "rate-limit-bucket4j", "bucket4j", "resilience4j", "guava", "map-lookup", "map-clock-cas"})
   public String contender;
 
   private String[] keys;

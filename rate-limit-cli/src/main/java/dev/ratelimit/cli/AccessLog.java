@@ -20,8 +20,12 @@ import java.util.regex.Pattern;
  * </pre>
  */
 final class AccessLog {
-  /** A quoted field; Apache escapes a quote inside it as {@code \"}. */
-  private static final String QUOTED = "\"((?:[^\"\\\\]|\\\\.)*)\"";
+  /**
+   * A quoted field; Apache escapes a quote inside it as {@code \"}. Possessive, as one way only
+   * can match: a greedy loop over a group recurses once per character, and a long field (a
+   * megabyte-long request line) would overflow the stack.
+   */
+  private static final String QUOTED = "\"([^\"\\\\]*+(?:\\\\.[^\"\\\\]*+)*+)\"";
   private static final Pattern LINE = Pattern.compile(
       "(\\S+) +\\S+ +\\S+ +\\[([^\\]]+)\\] +" + QUOTED + " +(\\d{3}|-) +(\\d+|-)(?: +" + QUOTED + " +" + QUOTED + ")?\\s*");
   private static final Pattern REQUEST = Pattern.compile("([A-Za-z]+) +(\\S+)(?: +\\S+)?");

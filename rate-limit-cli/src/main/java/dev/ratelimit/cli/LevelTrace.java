@@ -3,6 +3,7 @@ package dev.ratelimit.cli;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
+import dev.ratelimit.internal.LongKeys;
 import dev.ratelimit.trace.TraceReplayer;
 import dev.ratelimit.trace.TraceReplayer.Outcome;
 import dev.ratelimit.trace.TraceReplayer.Request;
@@ -26,11 +27,13 @@ final class LevelTrace {
   /**
    * One limit's panel.
    *
-   * @param keys how many keys the limit saw (only the busiest are in {@code series})
+   * @param keys how many keys the limit saw (only the busiest are in {@code series}); when
+   *     {@code moreKeys}, how many of them the summary kept
+   * @param moreKeys whether the limit saw more keys than the summary counts exactly
    * @param start the time of the first request of the whole trace, epoch ms (the x origin)
    * @param end the time of the last request of the whole trace
    */
-  record Panel(String name, Limit limit, int keys, int admitted, int denied, long start, long end,
+  record Panel(String name, Limit limit, int keys, boolean moreKeys, int admitted, int denied, long start, long end,
       List<Series> series) {}
 
   /** One key's line: its level over time and its requests. */
@@ -70,7 +73,7 @@ final class LevelTrace {
 
     for (Simulation.Replayed line : replayed) {
       Request request = line.request();
-      Sampler sampler = plotted.getOrDefault(request.limit(), Map.of()).get(request.key());
+      Sampler sampler = plotted.getOrDefault(request.limit(), Map.of()).get(LongKeys.bounded(request.key()));
       if (sampler != null) {
         sampler.sampleUntil(request.t());
       }
@@ -88,8 +91,8 @@ final class LevelTrace {
         sampler.sampleUntil(end); // how the key recovers after its last request
         series.add(new Series(key, counts.requests(key), counts.denied(key), sampler.levels, sampler.marks));
       });
-      panels.add(new Panel(name, counts.limit(), counts.keys(), counts.admitted(), counts.denied(), start, end,
-          series));
+      panels.add(new Panel(name, counts.limit(), counts.keys(), counts.approximate(), counts.admitted(), counts.denied(),
+          start, end, series));
     });
     return panels;
   }

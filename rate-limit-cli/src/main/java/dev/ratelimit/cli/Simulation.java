@@ -5,8 +5,8 @@ import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.trace.TraceReplayer.Outcome;
 import dev.ratelimit.trace.TraceReplayer.Request;
 import dev.ratelimit.trace.TraceReplayer;
-import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.Reader;
 import java.io.Writer;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,21 +31,39 @@ final class Simulation {
    */
   record Result(Summary summary, List<Replayed> replayed) {}
 
-  /** @param keep whether to keep the decided lines (for the plot) */
-  Result run(BufferedReader input, Writer output, boolean keep) throws IOException {
+  /**
+   * @param keep whether to keep the decided lines (for the plot)
+   * @throws IOException when reading the input or writing a result fails
+   */
+  Result run(Reader input, Writer output, boolean keep) throws IOException {
     List<Replayed> replayed = new ArrayList<>();
+    TraceLines lines = new TraceLines(input);
     int number = 0;
-    for (String text = input.readLine(); text != null; text = input.readLine()) {
+    for (TraceLines.Line next = lines.next(); next != null; next = lines.next()) {
       number++;
-      if (text.isBlank()) {
-        continue;
+      Outcome outcome;
+      TraceLine line = null;
+      if (next instanceof TraceLines.TooLong tooLong) {
+        outcome = TraceReplayer.unreadable(tooLong.start(), "line too long: " + tooLong.length() + " characters, over the bound of "
+            + TraceLines.MAX_CHARS + "; skipped (\"input\" holds its first " + tooLong.start().length() + ")");
+      } else {
+        String text = ((TraceLines.Text) next).text();
+        if (text.isBlank()) {
+          continue;
+        }
+        try {
+          line = TraceLine.read(text);
+          outcome = line.replayOn(replayer);
+        } catch (RuntimeException e) {
+          // a line the replayer did not foresee: an error line like any other, and the run goes on
+          line = null;
+          outcome = TraceReplayer.unreadable(text, "could not replay the line: " + e);
+        }
       }
-      TraceLine line = TraceLine.read(text);
-      Outcome outcome = line.replayOn(replayer);
       output.write(outcome.json());
       output.write('\n');
       summary.add(number, outcome);
-      if (keep && !outcome.isError()) {
+      if (keep && line != null && !outcome.isError()) {
         replayed.add(new Replayed(line, outcome.request()));
       }
     }

@@ -125,8 +125,8 @@ final class SvgPlot {
       svg.text("text", panel.name() + ": " + panel.limit(), "class", "title", "x", LEFT, "y", top + 24,
           "font-size", 16, "font-weight", "bold");
       int shown = panel.series().size();
-      String keys = shown == panel.keys() ? (shown == 1 ? "its only key" : "all " + shown + " keys")
-          : "the " + shown + " busiest of " + panel.keys() + " keys";
+      String keys = shown == panel.keys() && !panel.moreKeys() ? (shown == 1 ? "its only key" : "all " + shown + " keys")
+          : "the " + shown + " busiest of " + (panel.moreKeys() ? "more than " : "") + panel.keys() + " keys";
       svg.text("text", "units remaining over time for " + keys + " · " + panel.admitted() + " admitted, "
           + panel.denied() + " denied", "class", "subtitle", "x", LEFT, "y", top + 44, "fill", MUTED);
     }

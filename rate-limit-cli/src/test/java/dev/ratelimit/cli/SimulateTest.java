@@ -2,10 +2,13 @@ package dev.ratelimit.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.internal.LongKeys;
+import dev.ratelimit.trace.JsonLine;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -330,6 +333,41 @@ class SimulateTest {
       assertThat(run.stdout()).startsWith("Usage: ratelimit simulate --limit NAME=SPEC")
           .contains("--input FILE", "--output FILE", "--plot FILE.svg", "Common or Combined Log Format");
     }
+  }
+
+  @Test
+  void hostileLines_areErrorLines_andTheRunGoesOn() {
+    String good = "{\"t\": 0, \"key\": \"u1\"}\n";
+    String huge = "{\"t\": 0, \"key\": \"" + "x".repeat(2 * TraceLines.MAX_CHARS) + "\"}\n";
+    String deep = "{\"t\": 0, \"key\": \"u1\", \"v\": " + "[".repeat(200_000) + "]".repeat(200_000) + "}\n";
+    String longRequest = "10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET /" + "a\\\"".repeat(300_000) + " HTTP/1.1\" 200 1\n";
+
+    CliRun run = CliRun.run(good + huge + deep + longRequest + "{\"t\": 0, \"key\": \"u1\"}", "simulate", "--limit", API);
+
+    assertThat(run.exitCode()).isZero();
+    List<String> lines = run.lines();
+    assertThat(lines).hasSize(5);
+    assertThat(lines.get(0)).contains("\"allowed\": true, \"remaining\": 1");
+    assertThat(lines.get(1)).isEqualTo("{\"error\": true, \"message\": \"line too long: " + (huge.length() - 1)
+        + " characters, over the bound of 1048576; skipped (\\\"input\\\" holds its first 256)\", \"input\": "
+        + JsonLine.quote(huge.substring(0, 256)) + "}");
+    assertThat(lines.get(2)).startsWith("{\"error\": true, \"message\": \"bad JSON at column ")
+        .contains(": a value nested deeper than 1000 levels\"");
+    assertThat(lines.get(3)).startsWith("{\"t\": 971211336000, \"key\": \"10.0.0.1\", \"method\": \"GET\"")
+        .contains("\"allowed\": true");
+    assertThat(lines.get(4)).as("the key's state went on").contains("\"allowed\": true, \"remaining\": 0");
+    assertThat(run.stderr()).contains("3 admitted, 0 denied").contains("error lines: 2 (first: line 2: line too long: ");
+  }
+
+  @Test
+  void plot_followsKeysAsTheLimiterBoundsThem() throws IOException {
+    String longKey = "k".repeat(300);
+    Path plot = dir.resolve("long.svg");
+    CliRun run = CliRun.run("{\"t\": 0, \"key\": \"" + longKey + "\"}\n{\"t\": 0, \"key\": \"" + longKey + "\"}\n",
+        "simulate", "--limit", API, "--plot", plot.toString());
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(Files.readString(plot)).contains(LongKeys.bounded(longKey)).contains("its only key");
   }
 
   @Test

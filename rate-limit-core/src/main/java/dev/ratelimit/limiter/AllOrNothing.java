@@ -24,10 +24,14 @@ record AllOrNothing(List<LimitCall> calls, List<BoundLimit> bounds, List<Integer
     return guarded;
   }
 
-  /** Each call's decision to the listener, once per call, when there is one ({@code report}). */
+  /**
+   * Each call's decision counted in its limit's top keys, when tracked, and told to the listener
+   * when there is one ({@code report}): once per call.
+   */
   Decisions reported(Decisions decisions, Report report) {
-    if (report != null) {
-      for (int i = 0; i < bounds.size(); i++) {
+    for (int i = 0; i < bounds.size(); i++) {
+      bounds.get(i).noted(calls.get(i), decisions.decisions().get(i));
+      if (report != null) {
         bounds.get(i).finish(calls.get(i).key(), decisions.decisions().get(i), report);
       }
     }

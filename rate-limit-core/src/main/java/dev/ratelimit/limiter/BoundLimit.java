@@ -30,6 +30,8 @@ class BoundLimit {
   private final DecisionListener listener;
   /** The name decisions are reported under. */
   private final String reportedName;
+  /** Where this limit's admitted and refused units per key are counted; {@code null}: not tracked. */
+  private final TopKeys top;
   /** {@code mode=shadow}: never denies; see {@link #finish}. */
   final boolean shadow;
   /**
@@ -65,6 +67,7 @@ class BoundLimit {
     this.guarded = space instanceof GuardedKeySpace g ? g : null;
     this.listener = binding.listener();
     this.reportedName = name.startsWith("~") ? limit.toString() : name;
+    this.top = binding.topKeys(name);
     this.shadow = limit.shadow();
     this.shadowLog = shadow ? new ShadowLog(binding.clock()) : null;
     this.answerAlone = listener == null && !shadow && guarded == null && limit.shards() == 1;
@@ -94,6 +97,9 @@ class BoundLimit {
 
     /** Who hears of each decision, or {@code null}. */
     DecisionListener listener();
+
+    /** Where the limit stored under {@code name} counts its top keys, or {@code null}: not tracked. */
+    TopKeys topKeys(String name);
   }
 
   static BoundLimit bind(Binding binding, String name, Limit limit) {
@@ -175,11 +181,11 @@ class BoundLimit {
   final Decision apply(String key, Operation op, double count, long maxWait) {
     check(op, count);
     if (listener == null) {
-      Decision decision = decide(key, op, count, maxWait, null);
+      Decision decision = noted(key, op, count, decide(key, op, count, maxWait, null));
       return shadow ? finish(key, decision, null) : decision;
     }
     Report report = new Report();
-    return finish(key, decide(key, op, count, maxWait, report), report);
+    return finish(key, noted(key, op, count, decide(key, op, count, maxWait, report)), report);
   }
 
   /** Whether a {@code limit} of {@code count} units is admitted: {@link #apply}'s answer, decided the same. */
@@ -188,17 +194,25 @@ class BoundLimit {
       return apply(key, Operation.LIMIT, count, 0).allowed();
     }
     check(Operation.LIMIT, count);
-    return space.admit(key, count);
+    boolean admitted = space.admit(key, count);
+    if (top != null) {
+      top.record(key, count, admitted);
+    }
+    return admitted;
   }
 
   final CompletionStage<Decision> applyAsync(String key, Operation op, double count, long maxWait) {
     check(op, count);
     if (listener == null) {
       CompletionStage<Decision> decision = decideAsync(key, op, count, maxWait, null);
+      if (top != null) {
+        decision = decision.thenApply(d -> noted(key, op, count, d));
+      }
       return shadow ? decision.thenApply(d -> finish(key, d, null)) : decision;
     }
     Report report = new Report();
-    return decideAsync(key, op, count, maxWait, report).thenApply(decision -> finish(key, decision, report));
+    return decideAsync(key, op, count, maxWait, report)
+        .thenApply(decision -> finish(key, noted(key, op, count, decision), report));
   }
 
   /**
@@ -220,7 +234,8 @@ class BoundLimit {
   }
 
   /** A charge's decision as its caller gets it, and whether its units were really taken. */
-  private PendingCharge pending(String key, double count, Decision decision, Report report) {
+  private PendingCharge pending(String key, double count, Decision decided, Report report) {
+    Decision decision = noted(key, Operation.LIMIT, count, decided);
     boolean taken = decision.allowed() && report.fallback(policy()) != FailurePolicy.OPEN;
     return new PendingCharge(this, key, count, finish(key, decision, listener == null ? null : report), taken);
   }
@@ -253,6 +268,25 @@ class BoundLimit {
     return guarded != null
         ? guarded.applyAsync(key, op, count, maxWait, report)
         : space.applyAsync(key, op, count, maxWait);
+  }
+
+  /**
+   * {@code decision}, its units counted in the limit's top keys when they are tracked: admitted
+   * or refused as the store (or the failure policy) decided, so a shadow limit's would-be denial
+   * counts as refused. A check takes nothing and is not counted.
+   */
+  final Decision noted(String key, Operation op, double count, Decision decision) {
+    if (top != null && op != Operation.CHECK) {
+      top.record(key, count, decision.allowed());
+    }
+    return decision;
+  }
+
+  /** One call of an all-or-nothing call, its units counted in the limit's top keys when tracked. */
+  final void noted(LimitCall call, Decision decision) {
+    if (top != null) {
+      top.record(RateLimiter.key(call.key()), call.count(), decision.allowed());
+    }
   }
 
   /**

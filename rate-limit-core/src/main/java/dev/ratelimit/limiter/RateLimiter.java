@@ -59,6 +59,8 @@ public final class RateLimiter implements AutoCloseable {
   private final Map<String, Slot> named;
   private final UnknownPlans unknownPlans = new UnknownPlans();
   private final Map<Limit, BoundLimit> adHoc = new ConcurrentHashMap<>();
+  /** Each named limit's heaviest keys, when tracked ({@link Builder#trackTopKeys}); else empty. */
+  private final Map<String, TopKeys> topKeys;
 
   private RateLimiter(Builder builder) {
     this.clock = builder.clock;
@@ -67,6 +69,12 @@ public final class RateLimiter implements AutoCloseable {
     this.health = new StoreHealth(clock, builder.storeRetry.toMillis());
     this.guard = new FailureGuard(health);
     this.listener = builder.listener;
+    Map<String, TopKeys> tracked = new LinkedHashMap<>();
+    if (builder.topKeysSize > 0) {
+      builder.limits.keySet().forEach(name ->
+          tracked.put(name, new TopKeys(clock, builder.topKeysSize, builder.topKeysWindowMillis)));
+    }
+    this.topKeys = tracked; // never changed after construction
     Map<String, Slot> slots = new LinkedHashMap<>();
     builder.limits.forEach((name, limit) -> slots.put(name, new Slot(name, BoundLimit.bind(binding(), name, limit))));
     this.named = slots; // never changed after construction
@@ -431,6 +439,30 @@ public final class RateLimiter implements AutoCloseable {
     adHoc(limit).reset(key(key));
   }
 
+  /**
+   * The heaviest keys of a named limit over its recent windows, heaviest first, as a
+   * heavy-hitters sketch counts them in bounded memory (docs/design.md §10.2): the units each key
+   * was admitted and refused under any of the limit's plans, by {@code limit}, {@code reserve},
+   * {@code limitAll}, {@code charge}, {@code acquire} and {@link NamedLimiter#admit} (checks take
+   * nothing and are not counted), over the current window and the one before.
+   *
+   * @param max how many keys at most
+   * @throws IllegalArgumentException for an unknown limit or a negative {@code max}
+   * @throws IllegalStateException when top keys are not tracked ({@link Builder#trackTopKeys})
+   */
+  public List<TopKey> topKeys(String name, int max) {
+    bound(name); // an unknown limit is refused as everywhere else
+    if (max < 0) {
+      throw new IllegalArgumentException("max must be 0 or more but was " + max);
+    }
+    TopKeys top = topKeys.get(name);
+    if (top == null) {
+      throw new IllegalStateException("top keys are not tracked; turn them on with RateLimiter.builder()"
+          + ".trackTopKeys(size, window)");
+    }
+    return top.top(max);
+  }
+
   /** The named limits in force (default plan), in the order they were added. */
   public Map<String, Limit> limits() {
     Map<String, Limit> limits = new LinkedHashMap<>();
@@ -623,6 +655,12 @@ public final class RateLimiter implements AutoCloseable {
       }
 
       @Override
+      public TopKeys topKeys(String name) {
+        int plan = name.indexOf('@'); // a plan with a state of its own counts under its limit's name
+        return topKeys.get(plan < 0 ? name : name.substring(0, plan));
+      }
+
+      @Override
       public KeySpace guard(KeySpace raw, Limit limit) {
         if (!store.canFail()) {
           return raw; // its fallback would be another in-memory store: no guard on the hot path
@@ -686,6 +724,8 @@ public final class RateLimiter implements AutoCloseable {
 
   /** Configures a {@link RateLimiter}. */
   public static final class Builder {
+    /** The largest sketch of top keys: 65536 keys per sketch, each window and stripe. */
+    private static final int MAX_TOP_KEYS = 1 << 16;
     private final Map<String, Limit> limits = new LinkedHashMap<>();
     /** Plan name → limit name → limit; checked against {@link #limits} at build. */
     private final Map<String, Map<String, Limit>> plans = new LinkedHashMap<>();
@@ -694,6 +734,9 @@ public final class RateLimiter implements AutoCloseable {
     private FailurePolicy storeFailure = FailurePolicy.LOCAL;
     private Duration storeRetry = Duration.ofSeconds(1);
     private DecisionListener listener;
+    /** 0: top keys not tracked. */
+    private int topKeysSize;
+    private long topKeysWindowMillis;
 
     private Builder() {}
 
@@ -786,6 +829,31 @@ public final class RateLimiter implements AutoCloseable {
      */
     public Builder listener(DecisionListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Tracks each named limit's heaviest keys, for {@link RateLimiter#topKeys} (docs/design.md
+     * §10.2): a heavy-hitters sketch of {@code size} keys per window and per stripe of threads
+     * (up to 8 stripes), two windows of {@code window} each. Every admitted or refused
+     * {@code limit} then costs a lock taken without waiting, a hash lookup and a clock read.
+     * Default: not tracked, at no cost.
+     *
+     * @param size keys per sketch, 1 to 65536: any key with more than 1/size of the units of
+     *     two windows is listed, and every count is within that of the truth
+     * @param window how long each window lasts, at least 1 ms; a read covers the current window
+     *     and the one before
+     */
+    public Builder trackTopKeys(int size, Duration window) {
+      if (size < 1 || size > MAX_TOP_KEYS) {
+        throw new IllegalArgumentException("top keys size must be from 1 to " + MAX_TOP_KEYS + " but was " + size);
+      }
+      if (window == null || window.compareTo(Duration.ofMillis(1)) < 0) {
+        throw new IllegalArgumentException("top keys window must be at least 1 ms but was " + window);
+      }
+      this.topKeysSize = size;
+      // a window past what milliseconds hold in a long is one window for ever
+      this.topKeysWindowMillis = window.getSeconds() >= Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : window.toMillis();
       return this;
     }
 

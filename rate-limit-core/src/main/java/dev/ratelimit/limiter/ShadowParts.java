@@ -31,7 +31,7 @@ record ShadowParts(List<LimitCall> calls, List<BoundLimit> bounds) {
     for (int i = 0; i < calls.size(); i++) {
       LimitCall call = calls.get(i);
       all.add(bounds.get(i).shadow
-          ? bounds.get(i).apply(call.key(), op, call.count(), 0)
+          ? bounds.get(i).apply(RateLimiter.key(call.key()), op, call.count(), 0)
           : enforced.decisions().get(at++));
     }
     return new Decisions(calls, all);
@@ -45,7 +45,7 @@ record ShadowParts(List<LimitCall> calls, List<BoundLimit> bounds) {
       LimitCall call = calls.get(i);
       BoundLimit bound = bounds.get(i);
       if (bound.shadow) {
-        all = all.thenCompose(list -> bound.applyAsync(call.key(), op, call.count(), 0)
+        all = all.thenCompose(list -> bound.applyAsync(RateLimiter.key(call.key()), op, call.count(), 0)
             .thenApply(decision -> add(list, decision)));
       } else {
         Decision decision = enforced.decisions().get(at++);

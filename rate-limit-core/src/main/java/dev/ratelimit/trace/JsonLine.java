@@ -1,14 +1,19 @@
 package dev.ratelimit.trace;
 
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * One JSON object on one line, read into its fields in order with each value kept as written
  * (so an echo is exact: {@code 1} stays {@code 1}, {@code 2.50} stays {@code 2.50}). Only the
- * top level is interpreted; nested values are kept as raw text.
+ * top level is interpreted; nested values are checked and kept as raw text, nested at most
+ * {@link #MAX_DEPTH} levels (docs/design.md §8).
  */
 public final class JsonLine {
+  /** The deepest nesting of objects and arrays in a field's value. */
+  public static final int MAX_DEPTH = 1000;
+
   private final String text;
   private final Map<String, String> fields = new LinkedHashMap<>();
   private int at;
@@ -61,43 +66,77 @@ public final class JsonLine {
     }
   }
 
+  /**
+   * One value, objects and arrays in it included: read with a stack of the brackets still open
+   * rather than by recursion, so that no nesting in a line can overflow the thread's stack; a
+   * value nested deeper than {@link #MAX_DEPTH} is refused.
+   */
   private void value() {
-    char c = peek();
+    char[] closers = null; // what closes each object or array still open, innermost last
+    int depth = 0;
+    for (;;) {
+      char c = peek();
+      if (c == '{' || c == '[') {
+        if (depth == MAX_DEPTH) {
+          throw error("a value nested deeper than " + MAX_DEPTH + " levels");
+        }
+        at++;
+        char close = c == '{' ? '}' : ']';
+        if (closers == null || depth == closers.length) {
+          closers = Arrays.copyOf(closers == null ? new char[0] : closers, Math.min(MAX_DEPTH, Math.max(8, depth * 2)));
+        }
+        closers[depth++] = close;
+        space();
+        if (peek() != close) {
+          if (close == '}') {
+            member();
+          }
+          continue; // its first element
+        }
+        at++;
+        depth--;
+      } else {
+        scalar(c);
+      }
+      // a value ended: close what ends after it, or go on to the next element of what is open
+      for (;;) {
+        if (depth == 0) {
+          return;
+        }
+        char close = closers[depth - 1];
+        space();
+        char next = next();
+        if (next == close) {
+          depth--;
+          continue;
+        }
+        if (next != ',') {
+          throw error("expected ',' or '" + close + "'");
+        }
+        space();
+        if (close == '}') {
+          member();
+        }
+        break;
+      }
+    }
+  }
+
+  /** A member's name and colon, up to its value. */
+  private void member() {
+    string();
+    space();
+    expect(':');
+    space();
+  }
+
+  private void scalar(char c) {
     switch (c) {
-      case '{' -> nested('{', '}');
-      case '[' -> nested('[', ']');
       case '"' -> string();
       case 't' -> literal("true");
       case 'f' -> literal("false");
       case 'n' -> literal("null");
       default -> number();
-    }
-  }
-
-  private void nested(char open, char close) {
-    expect(open);
-    space();
-    if (peek() == close) {
-      at++;
-      return;
-    }
-    for (;;) {
-      space();
-      if (open == '{') {
-        string();
-        space();
-        expect(':');
-        space();
-      }
-      value();
-      space();
-      char c = next();
-      if (c == close) {
-        return;
-      }
-      if (c != ',') {
-        throw error("expected ',' or '" + close + "'");
-      }
     }
   }
 

@@ -78,6 +78,15 @@ public final class RateLimitAutoConfiguration {
       }
     });
     RateLimitPlans.add(properties, builder);
+    RateLimitProperties.TopKeys top = properties.getTopKeys();
+    if (top.isEnabled()) {
+      try {
+        builder.trackTopKeys(top.getSize(), top.getWindow());
+      } catch (IllegalArgumentException e) {
+        throw new InvalidLimitConfigurationException("ratelimit.top-keys (size=" + top.getSize() + ", window="
+            + top.getWindow() + "): " + e.getMessage(), e);
+      }
+    }
     return builder.build();
   }
 

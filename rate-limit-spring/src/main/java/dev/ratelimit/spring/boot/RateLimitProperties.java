@@ -86,6 +86,8 @@ public class RateLimitProperties {
 
   private final Health health = new Health();
 
+  private final TopKeys topKeys = new TopKeys();
+
   public boolean isEnabled() {
     return enabled;
   }
@@ -176,6 +178,10 @@ public class RateLimitProperties {
 
   public Redis getRedis() {
     return redis;
+  }
+
+  public TopKeys getTopKeys() {
+    return topKeys;
   }
 
   /** What a filter rule does with a request that has no key (no such header, parameter or user). */
@@ -364,6 +370,49 @@ public class RateLimitProperties {
 
     public void setDownWhenStoreUnavailable(boolean downWhenStoreUnavailable) {
       this.downWhenStoreUnavailable = downWhenStoreUnavailable;
+    }
+  }
+
+  /**
+   * Each limit's heaviest keys, for /actuator/ratelimits/{limit}/top: a heavy-hitters sketch of
+   * bounded size per limit (docs/design.md §10.2).
+   */
+  public static class TopKeys {
+    /** Whether each limit's heaviest keys are tracked, for /actuator/ratelimits/{limit}/top. */
+    private boolean enabled = true;
+
+    /**
+     * Keys per sketch (1 to 65536): any key with more than 1/size of a limit's units over the two
+     * windows read is listed, and each count is within that of the truth. Memory per limit: up to
+     * 2 x 8 x size keys.
+     */
+    private int size = 128;
+
+    /** How long each window lasts: the endpoint reads the current window and the one before. */
+    private Duration window = Duration.ofMinutes(1);
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public int getSize() {
+      return size;
+    }
+
+    public void setSize(int size) {
+      this.size = size;
+    }
+
+    public Duration getWindow() {
+      return window;
+    }
+
+    public void setWindow(Duration window) {
+      this.window = window;
     }
   }
 

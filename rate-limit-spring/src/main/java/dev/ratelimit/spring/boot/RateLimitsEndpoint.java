@@ -4,7 +4,9 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
 import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.limiter.RateLimiter;
+import dev.ratelimit.limiter.TopKey;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -17,7 +19,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 /**
  * {@code /actuator/ratelimits}: every limit with its spec, the store, and its decisions so far (counted by the limiter's listener, {@link DecisionCounts});
  * {@code /actuator/ratelimits/{limit}/{key}}: one key's state (GET, consuming nothing) and its
- * reset (DELETE: the "unlock this user" of an operator).
+ * reset (DELETE: the "unlock this user" of an operator);
+ * {@code /actuator/ratelimits/{limit}/top}: the limit's heaviest keys (GET).
  */
 @Endpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
@@ -63,15 +66,49 @@ public class RateLimitsEndpoint {
     return new Report(RateLimitHealthIndicator.storeName(limiter), limiter.storeAvailable(), limits);
   }
 
-  /** The key's state, consuming nothing and not counted as a decision; 404 for an unknown limit. */
+  /** The key the GET of {@code {limit}/{key}} answers with the limit's heaviest keys instead. */
+  static final String TOP = "top";
+
+  /** How many keys {@code {limit}/top} lists. */
+  static final int TOP_LISTED = 10;
+
+  /**
+   * A limit's heaviest keys over the current window and the one before, heaviest first
+   * (docs/design.md §10.2).
+   */
+  public record TopOffenders(String limit, List<TopKey> keys) {}
+
+  /**
+   * The key's state (a {@link KeyState}), consuming nothing and not counted as a decision; for
+   * {@code top}, the limit's {@link TopOffenders}. 404 for an unknown limit.
+   */
   @ReadOperation
-  public KeyState key(@Selector String limit, @Selector String key) {
+  public Object key(@Selector String limit, @Selector String key) {
+    if (TOP.equals(key)) {
+      return topOffenders(limit);
+    }
     Limit configured = limiter.limits().get(limit);
     if (configured == null) {
       return null; // 404
     }
     Decision state = counts.unobserved(() -> limiter.check(limit, key, Math.min(1, configured.largestCount())));
     return new KeyState(state.remaining(), state.limit(), state.retryAfterMillis(), state.resetAfterMillis());
+  }
+
+  /**
+   * The limit's {@value #TOP_LISTED} heaviest keys; 404 for an unknown limit, or when the limiter
+   * does not track them.
+   */
+  private Object topOffenders(String limit) {
+    if (!limiter.limits().containsKey(limit)) {
+      return null; // 404
+    }
+    try {
+      return new TopOffenders(limit, limiter.topKeys(limit, TOP_LISTED));
+    } catch (IllegalStateException e) {
+      return new WebEndpointResponse<>(Map.of("error", "top keys are not tracked: ratelimit.top-keys.enabled=false, "
+          + "or a RateLimiter bean of the application's own without trackTopKeys"), WebEndpointResponse.STATUS_NOT_FOUND);
+    }
   }
 
   /**

@@ -6,12 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.limiter.RateLimiter;
+import dev.ratelimit.limiter.TopKey;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.store.InMemoryStore;
 import dev.ratelimit.store.RateLimitStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -197,6 +200,34 @@ class RateLimitAutoConfigurationTest {
           assertThat(context).hasNotFailed().doesNotHaveBean(RateLimitMetricsAutoConfiguration.RateLimitMeters.class);
           assertThat(context.getBean(Greeter.class).greet("bob")).isEqualTo("hello bob");
         });
+  }
+
+  @Test
+  void topKeys_areTrackedByDefault_offOnRequest_andABadSizeOrWindowFailsStartupNamingIt() {
+    runner.withUserConfiguration(App.class).run(context -> {
+      context.getBean(Greeter.class).greet("ann");
+      assertThat(context.getBean(RateLimiter.class).topKeys("api", 10))
+          .containsExactly(new TopKey("ann", 1, 0, 0));
+      assertThat(context.getBean(RateLimitsEndpoint.class).key("api", "top"))
+          .isEqualTo(new RateLimitsEndpoint.TopOffenders("api", List.of(new TopKey("ann", 1, 0, 0))));
+    });
+    runner.withUserConfiguration(App.class).withPropertyValues("ratelimit.top-keys.enabled=false").run(context -> {
+      assertThatThrownBy(() -> context.getBean(RateLimiter.class).topKeys("api", 10))
+          .isInstanceOf(IllegalStateException.class);
+      Object answer = context.getBean(RateLimitsEndpoint.class).key("api", "top");
+      assertThat(answer).isInstanceOf(WebEndpointResponse.class);
+      assertThat(((WebEndpointResponse<?>) answer).getStatus()).isEqualTo(404);
+      assertThat(((WebEndpointResponse<?>) answer).getBody()).asString().contains("ratelimit.top-keys.enabled=false");
+    });
+    for (String bad : new String[] {"ratelimit.top-keys.size=0", "ratelimit.top-keys.window=0s"}) {
+      runner.withPropertyValues(bad).run(context -> {
+        assertThat(context).hasFailed();
+        FailureAnalysis analysis = new RateLimitFailureAnalyzer().analyze(context.getStartupFailure());
+        assertThat(analysis.getDescription()).as(bad).contains("ratelimit.top-keys (size=")
+            .contains(bad.contains("size") ? "top keys size must be from 1 to 65536 but was 0"
+                : "top keys window must be at least 1 ms but was PT0S");
+      });
+    }
   }
 
   @Test
