@@ -98,8 +98,8 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
       return decide(new ExchangeRequest(exchange, null, null), matched, chain);
     }
     // what WebFlux gives only asynchronously is read first, so that the keys never block
-    Mono<Optional<String>> user = principal
-        ? exchange.getPrincipal().map(Principal::getName).map(Optional::of).defaultIfEmpty(Optional.empty())
+    Mono<Optional<Principal>> user = principal
+        ? exchange.getPrincipal().map(Optional::of).defaultIfEmpty(Optional.empty())
         : Mono.just(Optional.empty());
     Mono<Optional<MultiValueMap<String, String>>> fields = form
         ? exchange.getFormData().map(Optional::of).defaultIfEmpty(Optional.empty())
