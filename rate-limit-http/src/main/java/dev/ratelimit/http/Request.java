@@ -1,5 +1,6 @@
 package dev.ratelimit.http;
 
+import java.security.Principal;
 import java.util.List;
 
 /**
@@ -28,6 +29,15 @@ public interface Request {
 
   /** The authenticated user's name, or null. */
   String principal();
+
+  /**
+   * The authenticated user as the front end has it (with Spring Security, its
+   * {@code Authentication}), or null: for a front end's own expressions that read more than the
+   * name, such as the user's authorities. Null unless the front end gives it.
+   */
+  default Principal user() {
+    return null;
+  }
 
   /** The front end's own request ({@code HttpServletRequest}, {@code ServerWebExchange}), for its own keys. */
   Object unwrap();

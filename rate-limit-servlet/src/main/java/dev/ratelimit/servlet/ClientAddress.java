@@ -61,6 +61,19 @@ public final class ClientAddress {
     return new ClientAddress(TrustedProxies.trusting(proxies, Objects.requireNonNull(forwardedHeader, "forwardedHeader")));
   }
 
+  /**
+   * As {@link #trusting(String, String)}, with {@code trust-all-proxies} as {@code web.xml} and
+   * Spring Boot name it: whether entries may together cover every address (only for a deployment
+   * whose every peer is a proxy writing that header).
+   *
+   * @throws IllegalArgumentException naming a bad entry or header, or the entries that trust every
+   *     address when that is not allowed
+   */
+  public static ClientAddress trusting(String proxies, String forwardedHeader, boolean trustAllProxies) {
+    return parse(Objects.requireNonNull(proxies, "proxies"),
+        ProxyHeader.parse(Objects.requireNonNull(forwardedHeader, "forwardedHeader")), trustAllProxies);
+  }
+
   static ClientAddress parse(String proxies, ProxyHeader header, boolean allowAll) {
     return new ClientAddress(TrustedProxies.parse(proxies, header, allowAll));
   }

@@ -273,7 +273,9 @@ public class RateLimitFilter extends HttpFilter {
     /**
      * The rule added last charges each request under the plan this names ({@code null}, or a
      * plan its limit lacks: the default plan, an unknown one logged once); called on the
-     * request thread before the servlet (docs/design.md §2.7).
+     * request thread before the servlet (docs/design.md §2.7). Read it from who the caller is
+     * (the authenticated user), never from a header or a parameter, which the client writes
+     * (docs/design.md §6.1).
      *
      * @throws IllegalStateException before any rule
      */
@@ -285,7 +287,8 @@ public class RateLimitFilter extends HttpFilter {
 
     /**
      * The rule added last applies only to requests this accepts: any other is neither charged
-     * nor shown the rule's headers.
+     * nor shown the rule's headers. Decide it on facts a client cannot forge (the user's roles,
+     * the client address of {@link ClientAddress}), never a header (docs/design.md §6.1).
      *
      * @throws IllegalStateException before any rule
      */

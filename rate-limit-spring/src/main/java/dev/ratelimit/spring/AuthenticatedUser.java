@@ -1,5 +1,8 @@
 package dev.ratelimit.spring;
 
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -37,16 +40,53 @@ public final class AuthenticatedUser {
     return requestPrincipal == null ? null : present(requestPrincipal.getName());
   }
 
+  /**
+   * The current user's authorities ({@code ROLE_OPERATOR}, {@code SCOPE_api}, what Spring
+   * Security's {@code GrantedAuthority.getAuthority()} says), empty when nobody is authenticated
+   * or without Spring Security: from its {@code SecurityContextHolder}, as {@link #name()}.
+   */
+  public static Set<String> authorities() {
+    return SECURITY ? Security.authorities(Security.current()) : Set.of();
+  }
+
+  /**
+   * The authorities of a user a reactive front end read ({@code exchange.getPrincipal()}: with
+   * Spring Security, its {@code Authentication}); empty for null, an anonymous or an
+   * unauthenticated user, a principal that is no {@code Authentication}, or without Spring Security.
+   */
+  public static Set<String> authorities(java.security.Principal user) {
+    return SECURITY ? Security.authorities(user) : Set.of();
+  }
+
   /** Loaded only with Spring Security. */
   private static final class Security {
     static String name() {
-      org.springframework.security.core.Authentication authentication =
-          org.springframework.security.core.context.SecurityContextHolder.getContext().getAuthentication();
-      if (authentication == null || !authentication.isAuthenticated()
-          || authentication instanceof org.springframework.security.authentication.AnonymousAuthenticationToken) {
-        return null;
+      org.springframework.security.core.Authentication authentication = current();
+      return authenticated(authentication) ? present(authentication.getName()) : null;
+    }
+
+    static org.springframework.security.core.Authentication current() {
+      return org.springframework.security.core.context.SecurityContextHolder.getContext().getAuthentication();
+    }
+
+    static Set<String> authorities(java.security.Principal user) {
+      if (!(user instanceof org.springframework.security.core.Authentication authentication)
+          || !authenticated(authentication)) {
+        return Set.of();
       }
-      return present(authentication.getName());
+      Set<String> names = new LinkedHashSet<>();
+      for (org.springframework.security.core.GrantedAuthority authority : authentication.getAuthorities()) {
+        if (authority != null && authority.getAuthority() != null) {
+          names.add(authority.getAuthority());
+        }
+      }
+      return Collections.unmodifiableSet(names);
+    }
+
+    /** Anonymous users are nobody. */
+    private static boolean authenticated(org.springframework.security.core.Authentication authentication) {
+      return authentication != null && authentication.isAuthenticated()
+          && !(authentication instanceof org.springframework.security.authentication.AnonymousAuthenticationToken);
     }
   }
 

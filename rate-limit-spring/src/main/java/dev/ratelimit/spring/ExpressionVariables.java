@@ -9,6 +9,7 @@ import java.util.regex.Pattern;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.Expression;
 import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.BeanReference;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 
@@ -38,12 +39,41 @@ public final class ExpressionVariables {
     return names;
   }
 
+  /**
+   * The beans the expression names ({@code @plans}, {@code @'plans.v2'}; {@code &factory} for a
+   * factory bean itself), as {@code BeanFactory.containsBean} takes them, in order of appearance:
+   * checked at startup like the variables, so that a typo stops the application instead of
+   * failing on every request.
+   */
+  public static Set<String> beans(Expression expression) {
+    Set<String> names = new LinkedHashSet<>();
+    if (expression instanceof SpelExpression spel) {
+      collectBeans(spel.getAST(), names);
+    }
+    return names;
+  }
+
   private static void collect(SpelNode node, Set<String> names) {
     if (node instanceof VariableReference) {
       names.add(node.toStringAST().substring(1)); // "#name"
     }
     for (int i = 0; i < node.getChildCount(); i++) {
       collect(node.getChild(i), names);
+    }
+  }
+
+  private static void collectBeans(SpelNode node, Set<String> names) {
+    if (node instanceof BeanReference) {
+      // "@name", "@'dotted.name'" or "&name" (a factory bean itself, which containsBean reads as such)
+      String name = node.toStringAST();
+      name = name.startsWith("@") ? name.substring(1) : name;
+      if (name.length() > 1 && name.startsWith("'") && name.endsWith("'")) {
+        name = name.substring(1, name.length() - 1);
+      }
+      names.add(name);
+    }
+    for (int i = 0; i < node.getChildCount(); i++) {
+      collectBeans(node.getChild(i), names);
     }
   }
 

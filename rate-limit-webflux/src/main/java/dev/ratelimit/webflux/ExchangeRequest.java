@@ -2,6 +2,7 @@ package dev.ratelimit.webflux;
 
 import dev.ratelimit.http.Request;
 import java.net.InetSocketAddress;
+import java.security.Principal;
 import java.util.List;
 import org.springframework.util.MultiValueMap;
 import org.springframework.web.server.ServerWebExchange;
@@ -11,10 +12,11 @@ import org.springframework.web.server.ServerWebExchange;
  * asynchronously, the user and a form body, is read before (and only when a matched rule's key
  * needs it), so that keys resolve without blocking.
  *
- * @param principal the user's name, or null
+ * @param user the user ({@code exchange.getPrincipal()}: with Spring Security, its
+ *     {@code Authentication}), or null
  * @param form the form body's fields (WebFlux keeps them for the handler), or null
  */
-record ExchangeRequest(ServerWebExchange exchange, String principal, MultiValueMap<String, String> form)
+record ExchangeRequest(ServerWebExchange exchange, Principal user, MultiValueMap<String, String> form)
     implements Request {
 
   @Override
@@ -59,7 +61,7 @@ record ExchangeRequest(ServerWebExchange exchange, String principal, MultiValueM
 
   @Override
   public String principal() {
-    return principal;
+    return user == null ? null : user.getName();
   }
 
   @Override

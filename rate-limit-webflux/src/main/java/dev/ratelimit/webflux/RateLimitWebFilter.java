@@ -99,8 +99,8 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
       return decide(new ExchangeRequest(exchange, null, null), matched, chain);
     }
     // what WebFlux gives only asynchronously is read first, so that the keys never block
-    Mono<Optional<String>> user = principal
-        ? exchange.getPrincipal().map(Principal::getName).map(Optional::of).defaultIfEmpty(Optional.empty())
+    Mono<Optional<Principal>> user = principal
+        ? exchange.getPrincipal().map(Optional::of).defaultIfEmpty(Optional.empty())
         : Mono.just(Optional.empty());
     Mono<Optional<MultiValueMap<String, String>>> fields = form
         ? exchange.getFormData().map(Optional::of).defaultIfEmpty(Optional.empty())
@@ -231,7 +231,8 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
     /**
      * The rule added last charges each request under the plan this names ({@code null}, or a
      * plan its limit lacks: the default plan). It runs on the event loop and must not block;
-     * the request it is given has the user's name ({@code principal()}) read.
+     * the request it is given has the user ({@code principal()}, {@code user()}) read: take the
+     * plan from who the caller is, never from a header, which the client writes (docs/design.md §6.1).
      *
      * @throws IllegalStateException before any rule
      */
@@ -242,7 +243,8 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
 
     /**
      * The rule added last applies only to requests this accepts: any other is neither charged
-     * nor shown the rule's headers. It runs on the event loop and must not block.
+     * nor shown the rule's headers. It runs on the event loop and must not block. Decide it on
+     * facts a client cannot forge (the user, the client address), never a header (docs/design.md §6.1).
      *
      * @throws IllegalStateException before any rule
      */

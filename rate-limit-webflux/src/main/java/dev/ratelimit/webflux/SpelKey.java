@@ -3,6 +3,7 @@ package dev.ratelimit.webflux;
 import dev.ratelimit.http.Request;
 import dev.ratelimit.internal.LogText;
 import dev.ratelimit.http.RequestKey;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -10,6 +11,10 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.BeanReference;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 import org.springframework.web.server.ServerWebExchange;
@@ -17,13 +22,16 @@ import org.springframework.web.server.ServerWebExchange;
 /**
  * A rule's key written as SpEL, {@code #{...}}, over {@code #exchange} and {@code #request} (its
  * {@code ServerHttpRequest}), and beans when a bean factory is given:
- * {@code #{#request.headers.getFirst('X-Tenant')}}. Parsed once; a null result is a missing key,
- * and so is a failure on a request (logged once).
- * It runs on the event loop: an expression must not block.
+ * {@code #{@tenants.of(#request.headers.getFirst('X-Api-Key'))}}. Parsed, and its variables and
+ * beans checked, once: a name that is not there stops the builder rather than making every
+ * request's key null (one global bucket) or failing. A null result is a missing key, and so is a
+ * failure on a request (logged once). It runs on the event loop: an expression must not block.
  */
 final class SpelKey implements RequestKey {
   private static final Log LOG = LogFactory.getLog(SpelKey.class);
   private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+  /** What the key's expression sees; {@code #root} and {@code #this} are SpEL's own. */
+  private static final Set<String> VARIABLES = Set.of("exchange", "request", "root", "this");
 
   private final String text;
   private final Expression expression;
@@ -40,12 +48,40 @@ final class SpelKey implements RequestKey {
     return key.startsWith("#{") && key.endsWith("}");
   }
 
-  /** @throws IllegalArgumentException naming the expression and the parse error */
+  /** @throws IllegalArgumentException naming the expression and the parse error, or a variable or bean that is not there */
   static SpelKey parse(String key, BeanFactory beanFactory) {
+    Expression expression;
     try {
-      return new SpelKey(key, PARSER.parseExpression(key.substring(2, key.length() - 1)), beanFactory);
+      expression = PARSER.parseExpression(key.substring(2, key.length() - 1));
     } catch (ParseException e) {
       throw new IllegalArgumentException("key '" + key + "' is not a valid SpEL expression: " + e.getSimpleMessage(), e);
+    }
+    if (expression instanceof SpelExpression spel) {
+      check(key, spel.getAST(), beanFactory);
+    }
+    return new SpelKey(key, expression, beanFactory);
+  }
+
+  /** Every variable is one this key defines, every bean one the bean factory has. */
+  private static void check(String key, SpelNode node, BeanFactory beanFactory) {
+    if (node instanceof VariableReference) {
+      String name = node.toStringAST().substring(1); // "#name"
+      if (!VARIABLES.contains(name)) {
+        throw new IllegalArgumentException("key '" + key + "' names #" + name + ", which is not a variable here;"
+            + " the variables: #exchange, #request");
+      }
+    }
+    if (node instanceof BeanReference) {
+      String bean = node.toStringAST(); // "@name", "@'dotted.name'", or "&name" (a factory bean itself)
+      bean = bean.startsWith("@") ? bean.substring(1) : bean;
+      bean = bean.length() > 1 && bean.startsWith("'") && bean.endsWith("'") ? bean.substring(1, bean.length() - 1) : bean;
+      if (beanFactory == null || !beanFactory.containsBean(bean)) {
+        throw new IllegalArgumentException("key '" + key + "' names the bean @" + bean + ", and "
+            + (beanFactory == null ? "the builder has no bean factory (beanFactory(...))" : "there is no bean of that name"));
+      }
+    }
+    for (int i = 0; i < node.getChildCount(); i++) {
+      check(key, node.getChild(i), beanFactory);
     }
   }
 

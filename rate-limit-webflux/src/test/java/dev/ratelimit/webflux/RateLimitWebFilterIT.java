@@ -12,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.support.StaticListableBeanFactory;
 import org.springframework.http.server.reactive.HttpHandler;
 import org.springframework.http.server.reactive.ReactorHttpHandlerAdapter;
 import org.springframework.web.server.adapter.WebHttpHandlerBuilder;
@@ -85,5 +86,28 @@ class RateLimitWebFilterIT {
     assertThatThrownBy(() -> RateLimitWebFilter.builder().limit("api", "10/1m").rule("/**", "api")
         .trustedProxies("0.0.0.0/0").build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("trust-all-proxies=true");
+  }
+
+  @Test
+  void spelKey_namingAVariableOrABeanThatIsNotThere_isRefusedByTheBuilder() {
+    // #principal is no variable of a SpEL key here: it would be null on every request, one global bucket
+    assertThatThrownBy(() -> RateLimitWebFilter.builder().limit("api", "10/1m").rule("/**", "api", "#{#principal}", 1)
+        .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("key '#{#principal}' names #principal, which is not a variable here;"
+            + " the variables: #exchange, #request");
+    assertThatThrownBy(() -> RateLimitWebFilter.builder().limit("api", "10/1m")
+        .rule("/**", "api", "#{@tenants.of(#request.headers.getFirst('X-Api-Key'))}", 1).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("names the bean @tenants, and the builder has no bean factory");
+    StaticListableBeanFactory beans = new StaticListableBeanFactory();
+    beans.addBean("tenants", new Object());
+    assertThatThrownBy(() -> RateLimitWebFilter.builder().limit("api", "10/1m").beanFactory(beans)
+        .rule("/**", "api", "#{@tenant.of(#request)}", 1).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("names the bean @tenant, and there is no bean of that name");
+    assertThat(RateLimitWebFilter.builder().limit("api", "10/1m").beanFactory(beans)
+        .rule("/**", "api", "#{@tenants.toString() + #request.path + #exchange.attributes.size() + #root}", 1).build())
+        .isNotNull();
   }
 }

@@ -11,9 +11,10 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 
 /**
- * The demo's endpoints. {@code /api/**} is limited by the servlet filter per client address and
- * {@code /me} per authenticated user (application.yml); the others by {@code @RateLimited} on the
- * services they call, per authenticated user (HTTP basic, {@link SecurityConfiguration}).
+ * The demo's endpoints. {@code /api/**} is limited by the servlet filter per client address,
+ * {@code /me} and {@code /search} per authenticated user (application.yml); the others by
+ * {@code @RateLimited} on the services they call, per authenticated user (HTTP basic,
+ * {@link SecurityConfiguration}).
  */
 @RestController
 public class DemoController {
@@ -38,6 +39,12 @@ public class DemoController {
   @GetMapping("/me")
   public Map<String, String> me(Principal user) {
     return Map.of("user", user.getName());
+  }
+
+  /** Limited per user on the user's plan ({@link Plans}); internal services are not limited (application.yml). */
+  @GetMapping("/search")
+  public Map<String, String> search(Principal user, @RequestParam(defaultValue = "") String q) {
+    return Map.of("user", user.getName(), "results", "for '" + q + "'");
   }
 
   @PostMapping("/messages")

@@ -1,5 +1,6 @@
 package dev.ratelimit.example;
 
+import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.security.config.Customizer;
@@ -11,8 +12,9 @@ import org.springframework.security.web.SecurityFilterChain;
 /**
  * HTTP basic with a few in-memory users: the per-user limits follow the authenticated user
  * ({@code #principal}, the filter's {@code principal} key), never a header the client chooses.
- * {@code /api/hello}, {@code /login} and the health are open; the other actuator endpoints are
- * for {@code admin}.
+ * {@code /api/hello}, {@code /login} and the health are open; the rate limits endpoint, whose
+ * writes application.yml grants (a reset, a change of limit), and the other actuator endpoints
+ * are for operators: anonymous callers get 401, other users 403.
  */
 @Configuration(proxyBeanMethods = false)
 public class SecurityConfiguration {
@@ -21,8 +23,10 @@ public class SecurityConfiguration {
   SecurityFilterChain security(HttpSecurity http) throws Exception {
     return http
         .authorizeHttpRequests(requests -> requests
-            .requestMatchers("/api/hello", "/login", "/actuator/health", "/actuator/health/**", "/error").permitAll()
-            .requestMatchers("/actuator/**").hasRole("ADMIN")
+            .requestMatchers("/api/hello", "/login", "/error").permitAll()
+            .requestMatchers(EndpointRequest.to("health")).permitAll()
+            .requestMatchers(EndpointRequest.to("ratelimits")).hasRole("OPERATOR")
+            .requestMatchers(EndpointRequest.toAnyEndpoint()).hasRole("OPERATOR")
             .anyRequest().authenticated())
         .httpBasic(Customizer.withDefaults())
         // an API for curl and scripts, without browser sessions: no CSRF tokens to send
@@ -37,6 +41,7 @@ public class SecurityConfiguration {
         User.withUsername("ann").password("{noop}secret").roles("USER").build(),
         User.withUsername("bob").password("{noop}hunter2").roles("USER").build(),
         User.withUsername("cy").password("{noop}tokens").roles("USER").build(),
-        User.withUsername("admin").password("{noop}admin").roles("USER", "ADMIN").build());
+        User.withUsername("batch").password("{noop}nightly").roles("INTERNAL").build(),
+        User.withUsername("admin").password("{noop}admin").roles("USER", "OPERATOR").build());
   }
 }

@@ -19,7 +19,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 class ExampleApplicationTest {
   /** The demo's users (SecurityConfiguration). */
   private static final Map<String, String> PASSWORDS =
-      Map.of("ann", "secret", "bob", "hunter2", "cy", "tokens", "admin", "admin");
+      Map.of("ann", "secret", "bob", "hunter2", "cy", "tokens", "batch", "nightly", "admin", "admin");
 
   private final HttpClient client = HttpClient.newHttpClient();
 
@@ -31,13 +31,36 @@ class ExampleApplicationTest {
         .encodeToString((user + ":" + PASSWORDS.get(user)).getBytes(StandardCharsets.UTF_8));
   }
 
-  private HttpResponse<String> send(String method, String path, String user) throws Exception {
+  private HttpResponse<String> send(String method, String path, String user, String... headers) throws Exception {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
         .method(method, HttpRequest.BodyPublishers.noBody());
     if (user != null) {
       request.header("Authorization", basic(user));
     }
+    for (int i = 0; i < headers.length; i += 2) {
+      request.header(headers[i], headers[i + 1]);
+    }
     return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> post(String path, String user, String json) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
+    if (user != null) {
+      request.header("Authorization", basic(user));
+    }
+    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** How many of {@code requests} to {@code path} are admitted; the others are refused with 429. */
+  private int admittedOf(int requests, String path, String user, String... headers) throws Exception {
+    int admitted = 0;
+    for (int i = 0; i < requests; i++) {
+      int status = send("GET", path, user, headers).statusCode();
+      assertThat(status).isIn(200, 429);
+      admitted += status == 200 ? 1 : 0;
+    }
+    return admitted;
   }
 
   private static String encoded(String value) {
@@ -121,6 +144,22 @@ class ExampleApplicationTest {
   }
 
   @Test
+  void search_thePlanFollowsTheUser_aClaimedPlanHeaderAdmitsNothingExtra() throws Exception {
+    assertThat(admittedOf(50, "/search?q=a", "ann", "X-Plan", "pro")).as("ann, free, sending X-Plan: pro").isEqualTo(5);
+    assertThat(admittedOf(50, "/search?q=a", "cy")).as("cy, on the pro plan").isEqualTo(50);
+    HttpResponse<String> pro = send("GET", "/search?q=a", "cy");
+    assertThat(pro.headers().firstValue("RateLimit-Policy")).contains("\"search\";q=1000;w=3600");
+  }
+
+  @Test
+  void search_internalServicesAreNotLimited_aClaimedInternalHeaderIs() throws Exception {
+    assertThat(admittedOf(50, "/search?q=b", "batch")).as("batch, an internal service").isEqualTo(50);
+    assertThat(send("GET", "/search?q=b", "batch").headers().firstValue("X-RateLimit-Limit")).isEmpty();
+    assertThat(admittedOf(50, "/search?q=b", "bob", "X-Internal", "1", "X-Plan", "pro", "X-Forwarded-For", "10.0.0.1"))
+        .as("bob, sending X-Internal, X-Plan and X-Forwarded-For").isEqualTo(5);
+  }
+
+  @Test
   void health_isOpen_withTheRateLimitComponent_andItsDetailsForAdmin() throws Exception {
     HttpResponse<String> anonymous = send("GET", "/actuator/health", null);
     assertThat(anonymous.statusCode()).isEqualTo(200);
@@ -152,4 +191,29 @@ class ExampleApplicationTest {
     assertThat(send("GET", "/actuator/ratelimits", "ann").statusCode()).as("not an operator").isEqualTo(403);
     assertThat(send("GET", "/actuator/ratelimits", null).statusCode()).isEqualTo(401);
   }
+
+  @Test
+  void operatorWrites_anonymousIs401_aUserIs403_theOperatorResetsAndChanges() throws Exception {
+    String bobsKey = "/actuator/ratelimits/search?key=bob";
+    String raise = "{\"spec\": \"token-bucket rate=1000000000 period=1s\"}";
+    assertThat(send("DELETE", bobsKey, null).statusCode()).as("anonymous reset").isEqualTo(401);
+    assertThat(post("/actuator/ratelimits/search", null, raise).statusCode()).as("anonymous change").isEqualTo(401);
+    assertThat(send("DELETE", bobsKey, "bob").statusCode()).as("bob resets his own bucket").isEqualTo(403);
+    assertThat(send("DELETE", "/actuator/ratelimits/search/bob", "bob").statusCode()).isEqualTo(403);
+    assertThat(post("/actuator/ratelimits/search", "bob", raise).statusCode()).as("bob raises the limit")
+        .isEqualTo(403);
+    assertThat(send("GET", "/actuator/ratelimits", "admin").body()).as("the limit is as configured")
+        .contains("\"search\":{\"spec\":\"token-bucket rate=5 period=1h\"");
+
+    assertThat(admittedOf(10, "/search?q=c", "admin")).isEqualTo(5);
+    assertThat(send("GET", "/actuator/ratelimits/search?key=admin", "admin").body()).containsPattern("\"remaining\":0\\.");
+    assertThat(send("DELETE", "/actuator/ratelimits/search?key=admin", "admin").statusCode()).isEqualTo(204);
+    assertThat(send("GET", "/search?q=c", "admin").statusCode()).as("the operator's reset").isEqualTo(200);
+    // the operator's change: the same numbers, which keep every key's state, so the other tests see no change
+    HttpResponse<String> changed = post("/actuator/ratelimits/search", "admin",
+        "{\"spec\": \"token-bucket rate=5 period=1h\"}");
+    assertThat(changed.statusCode()).isEqualTo(200);
+    assertThat(changed.body()).contains("\"previous\":\"token-bucket rate=5 period=1h\"");
+  }
+
 }

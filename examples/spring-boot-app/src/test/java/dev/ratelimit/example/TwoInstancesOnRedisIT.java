@@ -16,9 +16,15 @@ import org.springframework.context.ConfigurableApplicationContext;
 class TwoInstancesOnRedisIT {
   private final HttpClient client = HttpClient.newHttpClient();
 
+  /**
+   * An instance of the demo on the redis profile. Its message limit keeps capacity 3 but refills
+   * one unit per 20 minutes, not per 6 s: a slow machine's seconds between the instances' first
+   * requests must not refill what the test spends.
+   */
   private static ConfigurableApplicationContext start(RedisServer redis) {
     return SpringApplication.run(ExampleApplication.class, "--spring.profiles.active=redis", "--server.port=0",
-        "--ratelimit.redis.url=" + redis.uri(), "--ratelimit.store-failure=closed");
+        "--ratelimit.redis.url=" + redis.uri(), "--ratelimit.store-failure=closed",
+        "--ratelimit.limits.send-message=token-bucket rate=3 period=1h");
   }
 
   private int send(ConfigurableApplicationContext app) throws Exception {

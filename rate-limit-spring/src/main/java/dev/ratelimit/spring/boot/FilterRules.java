@@ -36,6 +36,16 @@ public final class FilterRules {
     }
   }
 
+  /**
+   * Who the client is, as the settings said it to the builder (which checked them): the
+   * expressions' {@code #clientAddress} finds the client as the {@code ip} key does.
+   *
+   * @param trustedProxies {@code ratelimit.trusted-proxies}, empty for none
+   * @param forwardedHeader {@code ratelimit.forwarded-header}
+   * @param trustAllProxies {@code ratelimit.trust-all-proxies}
+   */
+  public record ClientSettings(String trustedProxies, String forwardedHeader, boolean trustAllProxies) {}
+
   /** A front end's filter builder, as this fills it. */
   public interface Target<F> {
     /** The variables the front end's rule expressions may name ({@code request}, {@code principal}, ...). */
@@ -70,6 +80,9 @@ public final class FilterRules {
   public abstract static class BuilderTarget<B extends FilterBuilder<B, F>, F> implements Target<F> {
     private final List<String> variables;
     private final B builder;
+    private String trustedProxies = "";
+    private String forwardedHeader = "x-forwarded-for";
+    private boolean trustAllProxies;
 
     /**
      * @param variables the variables the front end's rule expressions may name
@@ -83,6 +96,11 @@ public final class FilterRules {
     /** The builder, for what the properties don't say (a gateway route's one rule). */
     public B builder() {
       return builder;
+    }
+
+    /** Who the client is, as the settings given so far say (they come before the rules). */
+    protected ClientSettings clientSettings() {
+      return new ClientSettings(trustedProxies, forwardedHeader, trustAllProxies);
     }
 
     /** A builder on the same limiter with no settings and no rules: one rule is checked on it alone. */
@@ -104,16 +122,19 @@ public final class FilterRules {
     @Override
     public void forwardedHeader(String header) {
       builder.forwardedHeader(header);
+      this.forwardedHeader = header;
     }
 
     @Override
     public void trustAllProxies() {
       builder.trustAllProxies();
+      this.trustAllProxies = true;
     }
 
     @Override
     public void trustedProxies(String proxies) {
       builder.trustedProxies(proxies);
+      this.trustedProxies = proxies;
     }
 
     @Override

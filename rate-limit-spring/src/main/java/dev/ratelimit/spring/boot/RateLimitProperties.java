@@ -241,7 +241,11 @@ public class RateLimitProperties {
     /** The name of a configured limit. */
     private String limit;
 
-    /** ip, header:NAME, principal, param:NAME, or a SpEL expression #{...} over #request and #principal. */
+    /**
+     * ip, header:NAME, principal, param:NAME, or a SpEL expression #{...} over the request's variables and beans
+     * (docs/design.md §7.3). A header or a parameter is what the client sends: it picks its own bucket unless the
+     * application refuses values it does not know.
+     */
     private String key = "ip";
 
     /** Units each matching request costs. */
@@ -310,16 +314,18 @@ public class RateLimitProperties {
     private List<String> methods;
 
     /**
-     * The plan each request is charged under: a SpEL expression #{...} over #request and #principal (and #exchange
-     * in WebFlux) naming one of ratelimit.plans. Null, a plan the limit lacks, or a failing expression: the default
-     * plan.
+     * The plan each request is charged under: a SpEL expression #{...} naming one of ratelimit.plans, from who the
+     * caller is: #principal (the user's name, e.g. #{@plans.of(#principal)} with a bean of yours) or #authorities;
+     * never from #request's headers or parameters, which the client writes. Null, a plan the limit lacks, or a
+     * failing expression: the default plan.
      */
     private String plan;
 
     /**
-     * Whether the rule applies to a request: a SpEL expression #{...} over #request and #principal (and #exchange in
-     * WebFlux). False: the request is neither charged nor shown the rule's headers. A failing expression: the rule
-     * applies.
+     * Whether the rule applies to a request: a SpEL expression #{...} over facts a client cannot forge, such as
+     * #authorities (#{!#authorities.contains('ROLE_INTERNAL')}) or #clientAddress
+     * (#{!#clientAddress.in('10.0.0.0/8')}); never a header. False: the request is neither charged nor shown the
+     * rule's headers. A failing expression: the rule applies.
      */
     private String condition;
 

@@ -3,6 +3,7 @@ package dev.ratelimit.spring.boot;
 import dev.ratelimit.limiter.Decisions;
 import dev.ratelimit.limiter.LimitCall;
 import dev.ratelimit.limiter.RateLimiter;
+import dev.ratelimit.servlet.ClientAddress;
 import dev.ratelimit.servlet.KeyResolver;
 import dev.ratelimit.servlet.MissingKey;
 import dev.ratelimit.servlet.RateLimitFilter;
@@ -77,10 +78,14 @@ class RateLimitWebConfiguration {
     return registration;
   }
 
-  /** {@code ratelimit.*} onto the servlet filter's builder; rule expressions see {@code #request} and {@code #principal}. */
+  /**
+   * {@code ratelimit.*} onto the servlet filter's builder; rule expressions see {@code #request},
+   * {@code #principal}, {@code #authorities} and {@code #clientAddress}.
+   */
   private static final class ServletTarget extends FilterRules.BuilderTarget<RateLimitFilter.Builder, RateLimitFilter> {
     private final RateLimiter limiter;
     private final BeanFactory beanFactory;
+    private ClientAddress clients;
 
     ServletTarget(RateLimiter limiter, MissingKey missingKey, BeanFactory beanFactory) {
       super(SpelKeyResolver.VARIABLES, RateLimitFilter.builder().limiter(limiter).missingKey(missingKey));
@@ -98,20 +103,31 @@ class RateLimitWebConfiguration {
     protected void add(RateLimitFilter.Builder builder, FilterRules.FilterRule rule) {
       PathPattern pattern = PathPatternParser.defaultInstance.parse(rule.path());
       Predicate<String> matches = path -> pattern.matches(PathContainer.parsePath(path));
+      ClientAddress clients = clients();
       if (SpelKeyResolver.isSpel(rule.key())) {
-        builder.rule(rule.path(), matches, rule.limit(), (KeyResolver) SpelKeyResolver.parse(rule.key(), beanFactory),
-            rule.cost());
+        builder.rule(rule.path(), matches, rule.limit(),
+            (KeyResolver) SpelKeyResolver.parse(rule.key(), beanFactory, clients), rule.cost());
       } else {
         builder.rule(rule.path(), matches, rule.limit(), rule.key(), rule.cost());
       }
       RequestExpression plan = rule.plan();
       if (plan != null) {
-        builder.plan(request -> plan.plan(SpelKeyResolver.variables(request, plan)));
+        builder.plan(request -> plan.plan(SpelKeyResolver.variables(request, clients)));
       }
       RequestExpression condition = rule.condition();
       if (condition != null) {
-        builder.condition(request -> condition.applies(SpelKeyResolver.variables(request, condition)));
+        builder.condition(request -> condition.applies(SpelKeyResolver.variables(request, clients)));
       }
+    }
+
+    /** The client as the filter's {@code ip} key finds it, from the settings (given before the rules). */
+    private ClientAddress clients() {
+      if (clients == null) {
+        FilterRules.ClientSettings settings = clientSettings();
+        clients = ClientAddress.trusting(settings.trustedProxies(), settings.forwardedHeader(),
+            settings.trustAllProxies());
+      }
+      return clients;
     }
   }
 

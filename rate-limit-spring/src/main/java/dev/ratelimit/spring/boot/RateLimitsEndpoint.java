@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -18,11 +19,20 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * {@code /actuator/ratelimits}: every limit with its spec, the store, and its decisions so far (counted by the limiter's listener, {@link DecisionCounts});
- * {@code /actuator/ratelimits/{limit}/{key}}: one key's state (GET, consuming nothing) and its
- * reset (DELETE: the "unlock this user" of an operator);
- * {@code /actuator/ratelimits/{limit}/top}: the limit's heaviest keys (GET).
+ * {@code /actuator/ratelimits/{limit}/{key}}, or {@code /actuator/ratelimits/{limit}?key=...} for
+ * any key (one that does not fit a path segment: an IPv6 client's {@code 2001:db8::/64}): one
+ * key's state (GET, consuming nothing) and its reset (DELETE: the "unlock this user" of an
+ * operator); {@code GET /actuator/ratelimits/{limit}/top}: the limit's heaviest keys (a key named
+ * {@code top} is read by the {@code ?key=} form); {@code POST /actuator/ratelimits/{limit}}: a limit
+ * changed at runtime.
+ *
+ * <p>Reads only, until the operator grants writes with
+ * {@code management.endpoint.ratelimits.access=unrestricted} (Boot's convention for an
+ * endpoint's writes): a reset or a change of limit lets whoever may send it raise their own limit,
+ * so it is off until asked for, and then for the operators Spring Security lets through
+ * (docs/design.md §7.4).
  */
-@Endpoint(id = "ratelimits")
+@Endpoint(id = "ratelimits", defaultAccess = Access.READ_ONLY)
 public class RateLimitsEndpoint {
   private final RateLimiter limiter;
   private final DecisionCounts counts;
@@ -79,14 +89,29 @@ public class RateLimitsEndpoint {
   public record TopOffenders(String limit, List<TopKey> keys) {}
 
   /**
-   * The key's state (a {@link KeyState}), consuming nothing and not counted as a decision; for
-   * {@code top}, the limit's {@link TopOffenders}. 404 for an unknown limit.
+   * {@code GET /{limit}/{key}}: {@link #state}, for a key that fits a path segment; for {@code top},
+   * the limit's {@link TopOffenders} (a key named {@code top} is read by {@link #keyByQuery}).
    */
   @ReadOperation
   public Object key(@Selector String limit, @Selector String key) {
     if (TOP.equals(key)) {
       return topOffenders(limit);
     }
+    return state(limit, key);
+  }
+
+  /** {@code GET /{limit}?key=...}: {@link #state}, for any key, URL-encoded; {@code ?key=} is the global key. */
+  @ReadOperation
+  public KeyState keyByQuery(@Selector String limit, String key) {
+    return state(limit, key);
+  }
+
+  /**
+   * The key's state, consuming nothing and not counted as a decision; 404 for an unknown limit.
+   * The key as the limiter bounds it (docs/design.md §6.2): a long one reaches the bucket its
+   * requests were charged to.
+   */
+  private KeyState state(String limit, String key) {
     Limit configured = limiter.limits().get(limit);
     if (configured == null) {
       return null; // 404
@@ -113,7 +138,7 @@ public class RateLimitsEndpoint {
 
   /**
    * {@code POST /actuator/ratelimits/{limit}} with {@code {"spec": "...", "plan": "pro"}} (plan
-   * optional): puts the spec in force at once, keys carried over by DESIGN.md §2.7. 200 with the
+   * optional): puts the spec in force at once, keys carried over by docs/design.md §2.7. 200 with the
    * spec now in force and the one replaced; 400 with the parser's message for a bad spec, or for
    * a plan the limit lacks, nothing changed; 404 for an unknown limit.
    */
@@ -135,9 +160,20 @@ public class RateLimitsEndpoint {
     }
   }
 
-  /** Forgets the key, so that it is full again: 204, or 404 for an unknown limit. */
+  /** {@code DELETE /{limit}/{key}}: {@link #forget}, for a key that fits a path segment. */
   @DeleteOperation
   public WebEndpointResponse<Void> reset(@Selector String limit, @Selector String key) {
+    return forget(limit, key);
+  }
+
+  /** {@code DELETE /{limit}?key=...}: {@link #forget}, for any key, URL-encoded. */
+  @DeleteOperation
+  public WebEndpointResponse<Void> resetByQuery(@Selector String limit, String key) {
+    return forget(limit, key);
+  }
+
+  /** Forgets the key, so that it is full again: 204, or 404 for an unknown limit. */
+  private WebEndpointResponse<Void> forget(String limit, String key) {
     if (!limiter.limits().containsKey(limit)) {
       return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
     }

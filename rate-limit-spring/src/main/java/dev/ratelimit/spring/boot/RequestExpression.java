@@ -2,9 +2,8 @@ package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.internal.LogText;
 import dev.ratelimit.spring.ExpressionVariables;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -17,9 +16,10 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
 
 /**
  * A filter rule's SpEL, {@code #{...}}, over the request's variables (the servlet filter's
- * {@code #request} and {@code #principal}; the WebFlux filter's {@code #exchange} too) and beans:
- * a rule's {@code plan}, {@code condition} or key. Parsed and its variables checked once, at startup;
- * evaluated on each request. An expression that fails on a request (a missing header
+ * {@code #request}, {@code #principal}, {@code #authorities} and {@code #clientAddress}; the
+ * WebFlux filter's {@code #exchange} too) and beans ({@code @plans}): a rule's {@code plan},
+ * {@code condition} or key. Parsed, and its variables and beans checked, once, at startup;
+ * evaluated on each request, reading only the variables it names. An expression that fails on a request (a missing header
  * dereferenced, a bean that throws) never fails the request: a plan falls back to the default
  * plan, a condition holds (so that no request escapes a limit by making it fail), a key is missing
  * (the missing-key policy applies); each expression logs its first failure, once, its message
@@ -33,16 +33,24 @@ public final class RequestExpression {
   private final String text;
   private final Expression expression;
   private final BeanFactoryResolver beans;
-  private final boolean readsPrincipal;
+  /** The front end's variables it names, each read on a request only because it is named. */
+  private final String[] reads;
   private final AtomicBoolean failureLogged = new AtomicBoolean();
 
+  /** A front end's variables on one request, by name; each is read only when an expression names it. */
+  @FunctionalInterface
+  public interface Variables {
+    /** The variable's value on this request (null when it has none). */
+    Object get(String name);
+  }
+
   private RequestExpression(String property, String text, Expression expression, BeanFactory beanFactory,
-      boolean readsPrincipal) {
+      String[] reads) {
     this.property = property;
     this.text = text;
     this.expression = expression;
     this.beans = beanFactory == null ? null : new BeanFactoryResolver(beanFactory);
-    this.readsPrincipal = readsPrincipal;
+    this.reads = reads;
   }
 
   public static boolean isSpel(String text) {
@@ -52,8 +60,10 @@ public final class RequestExpression {
   /**
    * @param property the property it is the value of, for messages
    * @param variables the variables the front end defines
-   * @throws IllegalArgumentException for text that is not {@code #{...}}, does not parse, or
-   *     names a variable the front end does not define (null on every request)
+   * @param beanFactory where {@code @name} finds beans; null: there are none
+   * @throws IllegalArgumentException for text that is not {@code #{...}}, does not parse, names a
+   *     variable the front end does not define (null on every request), or a bean that does not
+   *     exist (a failure on every request)
    */
   public static RequestExpression parse(String property, String text, List<String> variables, BeanFactory beanFactory) {
     if (text == null || !isSpel(text.strip())) {
@@ -66,23 +76,27 @@ public final class RequestExpression {
     } catch (ParseException e) {
       throw new IllegalArgumentException("'" + spel + "' is not a valid SpEL expression: " + e.getSimpleMessage(), e);
     }
-    Set<String> named = ExpressionVariables.of(expression);
-    for (String name : named) {
+    List<String> reads = new ArrayList<>();
+    for (String name : ExpressionVariables.of(expression)) {
       if (!variables.contains(name) && !ExpressionVariables.SPEL.contains(name)) {
         throw new IllegalArgumentException("'" + spel + "' names #" + name + ", which is not a variable here;"
             + " the variables: #" + String.join(", #", variables));
       }
+      if (variables.contains(name)) {
+        reads.add(name);
+      }
     }
-    return new RequestExpression(property, spel, expression, beanFactory, named.contains("principal"));
-  }
-
-  /** Whether it reads {@code #principal}: the front end then provides the user's name. */
-  public boolean readsPrincipal() {
-    return readsPrincipal;
+    for (String bean : ExpressionVariables.beans(expression)) {
+      if (beanFactory == null || !beanFactory.containsBean(bean)) {
+        throw new IllegalArgumentException("'" + spel + "' names the bean @" + bean + ", and "
+            + (beanFactory == null ? "there are no beans here" : "the application has no bean of that name"));
+      }
+    }
+    return new RequestExpression(property, spel, expression, beanFactory, reads.toArray(String[]::new));
   }
 
   /** The plan it names on a request: its value's text; {@code null} (the default plan) when null or failing. */
-  public String plan(Map<String, Object> variables) {
+  public String plan(Variables variables) {
     try {
       Object plan = value(variables);
       return plan == null ? null : plan.toString();
@@ -93,7 +107,7 @@ public final class RequestExpression {
   }
 
   /** Whether the rule applies to a request: true unless its value is {@code false}; failing, or not a boolean: true. */
-  public boolean applies(Map<String, Object> variables) {
+  public boolean applies(Variables variables) {
     Object applies;
     try {
       applies = value(variables);
@@ -112,7 +126,7 @@ public final class RequestExpression {
    * A key's value on a request: its text, or null (a missing key), also when it fails: then the
    * rule's missing-key policy applies (the shared global bucket, skip, or 400), never a 500.
    */
-  public String key(Map<String, Object> variables) {
+  public String key(Variables variables) {
     try {
       Object key = value(variables);
       return key == null ? null : key.toString();
@@ -122,9 +136,11 @@ public final class RequestExpression {
     }
   }
 
-  private Object value(Map<String, Object> variables) {
+  private Object value(Variables variables) {
     StandardEvaluationContext context = new StandardEvaluationContext();
-    context.setVariables(variables);
+    for (String name : reads) {
+      context.setVariable(name, variables.get(name));
+    }
     if (beans != null) {
       context.setBeanResolver(beans);
     }

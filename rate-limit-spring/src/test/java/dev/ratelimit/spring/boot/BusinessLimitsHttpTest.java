@@ -28,7 +28,8 @@ import org.springframework.web.bind.annotation.RestController;
         "ratelimit.limits.failed-logins=fixed-window rate=2 period=1h",
         "ratelimit.limits.watched=fixed-window rate=1 period=1h mode=shadow",
         "ratelimit.limits.changing=fixed-window rate=1 period=1h",
-        "management.endpoints.web.exposure.include=ratelimits"})
+        "management.endpoints.web.exposure.include=ratelimits",
+        "management.endpoint.ratelimits.access=unrestricted"})
 class BusinessLimitsHttpTest {
   private final HttpClient client = HttpClient.newHttpClient();
 

@@ -105,7 +105,13 @@ class RateLimitWebConfigurationTest {
         {"ratelimit.filter.rules[0].condition=#{#exchange != null}", "ratelimit.filter.rules[0].condition",
             "the variables: #"},
         {"ratelimit.filter.rules[0].refund-cancelled=true", "ratelimit.filter.rules[0]",
-            "refund-cancelled applies to a rule with charge-on, and this rule has none"}};
+            "refund-cancelled applies to a rule with charge-on, and this rule has none"},
+        {"ratelimit.filter.rules[0].plan=#{@plns.of(#principal)}", "ratelimit.filter.rules[0].plan",
+            "names the bean @plns, and the application has no bean of that name"},
+        {"ratelimit.filter.rules[0].condition=#{!@'internal.net'.contains(#clientAddress)}",
+            "ratelimit.filter.rules[0].condition", "names the bean @internal.net"},
+        {"ratelimit.filter.rules[0].key=#{@tenants.of(#principal)}", "ratelimit.filter.rules[0]",
+            "names the bean @tenants"}};
     for (String[] bad : cases) {
       runner.withPropertyValues(bad[0]).run(context -> {
         assertThat(context).hasFailed();
@@ -119,6 +125,23 @@ class RateLimitWebConfigurationTest {
         "ratelimit.filter.rules[0].condition=#{#request.method != 'OPTIONS'}",
         "ratelimit.filter.rules[0].refund-cancelled=true")
         .run(context -> assertThat(context).hasNotFailed());
+  }
+
+  /** The application's own map from a user to a plan. */
+  public static class Plans {
+    public String of(String user) {
+      return "pro";
+    }
+  }
+
+  @Test
+  void beansAndTheUsersVariables_areThereForRuleExpressions() {
+    runner.withBean("plans", Plans.class, Plans::new)
+        .withPropertyValues("ratelimit.filter.rules[0].plan=#{@plans.of(#principal)}",
+            "ratelimit.filter.rules[0].condition=#{!#authorities.contains('ROLE_INTERNAL')"
+                + " && !#clientAddress.in('10.0.0.0/8')}",
+            "ratelimit.filter.rules[0].key=#{@plans.of(#principal) + ':' + #clientAddress}")
+        .run(context -> assertThat(context).hasNotFailed().hasSingleBean(FilterRegistrationBean.class));
   }
 
   @Test

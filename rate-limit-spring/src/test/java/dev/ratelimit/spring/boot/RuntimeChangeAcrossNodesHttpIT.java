@@ -94,7 +94,8 @@ class RuntimeChangeAcrossNodesHttpIT {
         "ratelimit.redis.sync-interval=100ms",
         "ratelimit.store-failure=closed",
         "ratelimit.limits.changing=fixed-window rate=1 period=1h",
-        "management.endpoints.web.exposure.include=ratelimits").run();
+        "management.endpoints.web.exposure.include=ratelimits",
+        "management.endpoint.ratelimits.access=unrestricted").run();
     nodes.add(node);
     return Integer.parseInt(node.getEnvironment().getProperty("local.server.port"));
   }

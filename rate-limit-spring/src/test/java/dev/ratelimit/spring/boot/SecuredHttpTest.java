@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.spring.RateLimited;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -46,6 +47,7 @@ import org.springframework.web.bind.annotation.RestController;
         "ratelimit.filter.rules[2].key=principal",
         "ratelimit.filter.missing-key=deny",
         "management.endpoints.web.exposure.include=health,ratelimits",
+        "management.endpoint.ratelimits.access=unrestricted",
         "management.endpoint.health.show-details=always"})
 class SecuredHttpTest {
   private final HttpClient client = HttpClient.newHttpClient();
@@ -79,6 +81,7 @@ class SecuredHttpTest {
           User.withUsername("bob").password("{noop}bob-pw").roles("USER").build(),
           User.withUsername("carl").password("{noop}carl-pw").roles("USER").build(),
           User.withUsername("dora").password("{noop}dora-pw").roles("USER").build(),
+          User.withUsername("ops/eve@example.org").password("{noop}ops/eve@example.org-pw").roles("USER").build(),
           User.withUsername("admin").password("{noop}admin-pw").roles("ADMIN").build());
     }
 
@@ -211,5 +214,22 @@ class SecuredHttpTest {
     assertThat(get("/actuator/ratelimits/no-such-limit/carl", "admin").statusCode()).isEqualTo(404);
     assertThat(get("/actuator/ratelimits", "admin").body()).contains("\"per-user\"").contains("\"store\":\"InMemoryStore\"");
     assertThat(get("/actuator/ratelimits/per-user/carl", "carl").statusCode()).isEqualTo(403);
+  }
+
+  @Test
+  void principalWithAtAndSlash_isReadAndResetByQuery_byAnOperatorOnly() throws Exception {
+    String eve = "ops/eve@example.org";
+    assertThat(get("/api/me", eve).statusCode()).isEqualTo(200);
+    assertThat(get("/api/me", eve).statusCode()).isEqualTo(200);
+    assertThat(get("/api/me", eve).statusCode()).isEqualTo(429);
+    String byQuery = "/actuator/ratelimits/per-user?key=" + URLEncoder.encode(eve, StandardCharsets.UTF_8);
+    assertThat(send("DELETE", byQuery, null).statusCode()).as("anonymous").isEqualTo(401);
+    assertThat(send("DELETE", byQuery, "carl").statusCode()).as("a user, not an operator").isEqualTo(403);
+    assertThat(send("DELETE", byQuery, eve).statusCode()).as("the user herself").isEqualTo(403);
+    HttpResponse<String> state = get(byQuery, "admin");
+    assertThat(state.statusCode()).isEqualTo(200);
+    assertThat(state.body()).contains("\"remaining\":0.0");
+    assertThat(send("DELETE", byQuery, "admin").statusCode()).isEqualTo(204);
+    assertThat(get("/api/me", eve).statusCode()).as("her bucket was the one reset").isEqualTo(200);
   }
 }

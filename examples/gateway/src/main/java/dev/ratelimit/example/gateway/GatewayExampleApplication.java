@@ -1,5 +1,6 @@
 package dev.ratelimit.example.gateway;
 
+import java.util.Set;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -24,11 +25,16 @@ public class GatewayExampleApplication {
   }
 
   /**
-   * The {@code /orders/**} route's key for the stock {@code RequestRateLimiter}: the caller's API
-   * key. None is an empty key, which that filter refuses (403, its {@code deny-empty-key}).
+   * The {@code /orders/**} route's key for the stock {@code RequestRateLimiter}: the partner whose
+   * API key the caller sends, when it is one of {@code partners.api-keys}. A key no partner has, or
+   * none, is an empty key, which that filter refuses (403, its {@code deny-empty-key}): the header
+   * is the client's to write, and a made-up key per request would otherwise be a fresh bucket each
+   * time.
    */
   @Bean
-  KeyResolver apiKey() {
-    return exchange -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-Api-Key"));
+  KeyResolver partnerKey(@Value("${partners.api-keys}") Set<String> keys) {
+    Set<String> known = Set.copyOf(keys);
+    return exchange -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-Api-Key"))
+        .filter(known::contains);
   }
 }

@@ -108,4 +108,15 @@ class GatewayExampleTest {
     assertThat(get("/orders/42").statusCode()).as("no key: RequestRateLimiter's deny-empty-key").isEqualTo(403);
     assertThat(backend.calls() - before).isEqualTo(4);
   }
+
+  @Test
+  void requestRateLimiterRoute_aKeyNoPartnerHas_isRefusedAndNeverReachesTheBackend() throws Exception {
+    long before = backend.calls();
+    for (int i = 0; i < 20; i++) {
+      HttpResponse<String> madeUp = get("/orders/42", "X-Api-Key", "made-up-" + i);
+      assertThat(madeUp.statusCode()).as("deny-empty-key").isEqualTo(403);
+      seen(madeUp).hasNoRateLimitHeaders();
+    }
+    assertThat(backend.calls() - before).as("requests that reached the backend").isZero();
+  }
 }

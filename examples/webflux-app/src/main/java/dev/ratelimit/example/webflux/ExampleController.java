@@ -11,7 +11,8 @@ import reactor.core.publisher.Mono;
 /**
  * The example's endpoints. {@code /api/**} is limited by the WebFilter per client address and
  * {@code /partners/**} per {@code X-Api-Key} (application.yml); {@code /messages} by
- * {@code @RateLimited} on {@link MessageService}, per sender.
+ * {@code @RateLimited} on {@link MessageService}, per sender. {@link PartnerKeys} has checked the
+ * API key of every request to these two.
  */
 @RestController
 public class ExampleController {
@@ -27,12 +28,12 @@ public class ExampleController {
   }
 
   @GetMapping("/partners/orders")
-  public Mono<Map<String, String>> orders(@RequestHeader(name = "X-Api-Key", required = false) String apiKey) {
-    return Mono.just(Map.of("orders", "for " + (apiKey == null ? "nobody" : apiKey)));
+  public Mono<Map<String, String>> orders(@RequestHeader("X-Api-Key") String partner) {
+    return Mono.just(Map.of("orders", "for " + partner));
   }
 
   @PostMapping("/messages")
-  public Mono<Map<String, String>> send(@RequestParam String user, @RequestParam String text) {
-    return messages.send(user, text).map(sent -> Map.of("result", sent));
+  public Mono<Map<String, String>> send(@RequestHeader("X-Api-Key") String partner, @RequestParam String text) {
+    return messages.send(partner, text).map(sent -> Map.of("result", sent));
   }
 }

@@ -72,21 +72,33 @@ class WebFluxExampleTest {
     seen(send("GET", "/partners/orders", "X-Api-Key", "acme")).isRateLimited("partner", 60, "/partners/orders");
     // another key, another window
     seen(send("GET", "/partners/orders", "X-Api-Key", "globex")).hasRateLimitHeaders("partner", 3, 60, 2, 60);
-    // no key: missing-key's default, the one global bucket
-    seen(send("GET", "/partners/orders")).hasRateLimitHeaders("partner", 3, 60, 2, 60);
+  }
+
+  @Test
+  void partners_aMadeUpOrMissingKeyIsRefused401BeforeItCounts_noFreshBucketPerKey() throws Exception {
+    for (int i = 0; i < 20; i++) {
+      HttpResponse<String> madeUp = send("GET", "/partners/orders", "X-Api-Key", "made-up-" + i);
+      assertThat(madeUp.statusCode()).isEqualTo(401);
+      seen(madeUp).hasNoRateLimitHeaders();
+      assertThat(send("POST", "/messages?text=hi", "X-Api-Key", "made-up-" + i).statusCode()).isEqualTo(401);
+    }
+    assertThat(send("GET", "/partners/orders").statusCode()).isEqualTo(401);
+    assertThat(send("POST", "/messages?text=hi").statusCode()).isEqualTo(401);
   }
 
   @Test
   void messages_rateLimitedMonoMethodAnswers429WithTheLimitsHeaders() throws Exception {
     for (int i = 0; i < 3; i++) {
-      HttpResponse<String> sent = send("POST", "/messages?user=ann&text=hi");
+      HttpResponse<String> sent = send("POST", "/messages?text=hi", "X-Api-Key", "acme");
       assertThat(sent.statusCode()).isEqualTo(200);
-      assertThat(sent.body()).isEqualTo("{\"result\":\"ann sent: hi\"}");
+      assertThat(sent.body()).isEqualTo("{\"result\":\"acme sent: hi\"}");
     }
-    seen(send("POST", "/messages?user=ann&text=hi")).hasRateLimitHeaders("send-message", 3, 18, 0, 18)
+    seen(send("POST", "/messages?text=hi", "X-Api-Key", "acme")).hasRateLimitHeaders("send-message", 3, 18, 0, 18)
         .isRateLimited("send-message", 6, "/messages");
-    assertThat(send("POST", "/messages?user=bob&text=hi").body()).as("bob has his own bucket")
-        .isEqualTo("{\"result\":\"bob sent: hi\"}");
+    assertThat(send("POST", "/messages?text=hi", "X-Api-Key", "globex").body()).as("globex has its own bucket")
+        .isEqualTo("{\"result\":\"globex sent: hi\"}");
+    assertThat(send("POST", "/messages?text=hi&user=globex", "X-Api-Key", "acme").statusCode())
+        .as("the sender is the key's partner, whatever the request names").isEqualTo(429);
   }
 
   @Test
