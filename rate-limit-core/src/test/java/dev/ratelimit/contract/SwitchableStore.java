@@ -9,7 +9,10 @@ import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.RateLimitStore;
 import java.util.List;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
 
 /**
  * The one fake of a remote store for tests: it wraps a store and, while switched off, throws as a
@@ -19,10 +22,21 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 public final class SwitchableStore implements RateLimitStore {
   private final RateLimitStore inner;
   private final Queue<String> keys = new ConcurrentLinkedQueue<>();
+  /** Where asynchronous calls are answered, or {@code null}: on the caller's thread. */
+  private final Executor replies;
   private volatile boolean down;
 
   public SwitchableStore(RateLimitStore inner) {
+    this(inner, null);
+  }
+
+  /**
+   * A store that answers asynchronous calls (decisions, all-or-nothing calls) on {@code replies},
+   * as a remote store's I/O thread does, rather than on the caller's thread.
+   */
+  public SwitchableStore(RateLimitStore inner, Executor replies) {
     this.inner = inner;
+    this.replies = replies;
   }
 
   /** A store that is down from the start and stays down: every decision fails, as on a lost connection. */
@@ -30,6 +44,12 @@ public final class SwitchableStore implements RateLimitStore {
     SwitchableStore store = new SwitchableStore(new InMemoryStore());
     store.switchOff();
     return store;
+  }
+
+  @Override
+  public CompletionStage<List<Decision>> limitAllAsync(List<Charge> charges) {
+    return replies == null ? RateLimitStore.super.limitAllAsync(charges)
+        : CompletableFuture.supplyAsync(() -> limitAll(charges), replies);
   }
 
   public void switchOff() {
@@ -99,6 +119,12 @@ public final class SwitchableStore implements RateLimitStore {
     public Decision apply(String key, Operation op, double count, long maxWaitMillis) {
       call(key);
       return space.apply(key, op, count, maxWaitMillis);
+    }
+
+    @Override
+    public CompletionStage<Decision> applyAsync(String key, Operation op, double count, long maxWaitMillis) {
+      return replies == null ? KeySpace.super.applyAsync(key, op, count, maxWaitMillis)
+          : CompletableFuture.supplyAsync(() -> apply(key, op, count, maxWaitMillis), replies);
     }
 
     @Override
