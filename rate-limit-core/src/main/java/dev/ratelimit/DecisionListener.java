@@ -14,7 +14,7 @@ package dev.ratelimit;
  * {@link StoreUnavailableException}) are not reported either.
  *
  * <p>A synchronous decision is told on its caller's thread; an asynchronous one that the store
- * completes later is told on one of the limiter's listener threads, before the caller's stage
+ * completes later is told on the limiter's listener thread, before the caller's stage
  * completes, never on a store's own threads (Redis's event loop, its timers), so that a slow
  * listener can't make the store look unavailable. Keep it fast and non-blocking all the same: a
  * synchronous caller waits for it, and callers starting asynchronous decisions faster than it

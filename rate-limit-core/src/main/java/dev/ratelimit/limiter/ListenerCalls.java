@@ -4,15 +4,8 @@ import dev.ratelimit.Clock;
 import dev.ratelimit.Decision;
 import dev.ratelimit.DecisionListener;
 import dev.ratelimit.FailurePolicy;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -20,46 +13,27 @@ import java.util.function.Function;
  * nothing it does or throws reaches a decision, and on the right thread. A synchronous decision
  * is told on its caller's thread, after it is made. An asynchronous one that its store completes
  * later (on the store's own threads: Redis's connection event loop, its timers) is handed to this
- * limiter's listener threads, which tell the listener and then complete the caller's stage: a
+ * limiter's listener thread, which tells the listener and then completes the caller's stage: a
  * slow listener never holds up a thread that reads the store's replies or times its calls, so it
  * can never make the store look unavailable; the caller's stage completes once its decision is
  * heard, so counts read after it include it.
  *
- * <p>Memory is bounded: when {@value #MAX_QUEUED} decisions wait for the listener threads, a
+ * <p>Memory is bounded: when {@value #MAX_QUEUED} decisions wait for the listener thread, a
  * caller starting another asynchronous decision first tells the listener of waiting ones on its
  * own thread, so that callers deciding faster than the listener hears are slowed down to its
  * pace (never the store's threads: they complete decisions, they do not start them).
  */
 final class ListenerCalls {
-  /** Decisions waiting for the listener threads before callers help. */
+  /** Decisions waiting for the listener thread before callers help. */
   static final int MAX_QUEUED = 10_000;
-  /** How long an idle listener thread lives. */
-  private static final long IDLE_SECONDS = 1;
 
   private final DecisionListener listener;
   private final ListenerFailures failures;
-  private final ThreadPoolExecutor threads;
-  private final Executor handOff;
+  private final HandOff handOff = new HandOff("ratelimit-listener");
 
   ListenerCalls(DecisionListener listener, Clock clock) {
     this.listener = listener;
     this.failures = new ListenerFailures(clock);
-    int size = Math.max(2, Runtime.getRuntime().availableProcessors());
-    AtomicInteger made = new AtomicInteger();
-    this.threads = new ThreadPoolExecutor(size, size, IDLE_SECONDS, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-        task -> {
-          Thread thread = new Thread(task, "ratelimit-listener-" + made.incrementAndGet());
-          thread.setDaemon(true);
-          return thread;
-        });
-    threads.allowCoreThreadTimeOut(true);
-    this.handOff = task -> {
-      try {
-        threads.execute(task);
-      } catch (RejectedExecutionException closed) {
-        task.run(); // the limiter was closed: a decision still in flight is told where it completes
-      }
-    };
   }
 
   /** Tells the listener of one decision; whatever it throws is caught and logged at most once a minute. */
@@ -73,8 +47,8 @@ final class ListenerCalls {
 
   /**
    * {@code finish} applied to what {@code decided} completes with, where the listener may hear it:
-   * at once on this (the caller's) thread when the store has already decided, else on a listener
-   * thread. Called as the caller starts the decision.
+   * at once on this (the caller's) thread when the store has already decided, else on the
+   * listener thread. Called as the caller starts the decision.
    */
   <T, R> CompletionStage<R> after(CompletionStage<T> decided, Function<T, R> finish) {
     CompletableFuture<T> stage = decided.toCompletableFuture();
@@ -87,9 +61,8 @@ final class ListenerCalls {
 
   /** Tells the listener of waiting decisions on this thread while too many wait. */
   private void helpWhileFull() {
-    BlockingQueue<Runnable> waiting = threads.getQueue();
-    while (waiting.size() >= MAX_QUEUED) {
-      Runnable task = waiting.poll();
+    while (handOff.size() >= MAX_QUEUED) {
+      Runnable task = handOff.poll();
       if (task == null) {
         return;
       }
@@ -102,13 +75,13 @@ final class ListenerCalls {
     return failures;
   }
 
-  /** Decisions waiting for a listener thread (for tests). */
+  /** Decisions waiting for the listener thread (for tests). */
   int queued() {
-    return threads.getQueue().size();
+    return handOff.size();
   }
 
-  /** Lets the listener threads end once the decisions handed to them are told. */
+  /** Lets the listener thread end once the decisions handed to it are told. */
   void close() {
-    threads.shutdown();
+    handOff.close();
   }
 }

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 
 /**
  * A throwing listener breaks no decision on Redis either, where asynchronous decisions are heard
- * on the limiter's listener threads rather than on the caller's.
+ * on the limiter's listener thread rather than on the caller's.
  */
 class RedisThrowingListenerIT extends ThrowingListenerContract {
   private static final AtomicInteger STORES = new AtomicInteger();

@@ -3,6 +3,7 @@ package dev.ratelimit.webflux;
 import static dev.ratelimit.webflux.Http.seen;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.DecisionListener;
 import dev.ratelimit.redis.RedisServer;
 import dev.ratelimit.spring.RateLimited;
 import java.net.URI;
@@ -12,7 +13,11 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -33,8 +38,9 @@ import reactor.core.publisher.Mono;
 /**
  * The Redis store under WebFlux with BlockHound installed before the application starts: a
  * blocking call on a Netty event loop is an error, so the filter's and the annotation's
- * decisions reaching a real redis-server prove they never block it. A canary endpoint that does
- * block shows BlockHound is watching.
+ * decisions reaching a real redis-server prove they never block it, nor does handing each
+ * decision from Lettuce's event loop to the limiter's listener thread (the application has a
+ * {@link DecisionListener}). A canary endpoint that does block shows BlockHound is watching.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, classes = RedisNonBlockingIT.App.class,
     properties = {
@@ -63,6 +69,10 @@ class RedisNonBlockingIT {
     REDIS = RedisServer.start();
   }
 
+  /** What the application's listener heard, per limit, and on which threads. */
+  private static final Map<String, AtomicInteger> HEARD = new ConcurrentHashMap<>();
+  private static final Set<String> LISTENED_ON = ConcurrentHashMap.newKeySet();
+
   @LocalServerPort
   int port;
 
@@ -83,6 +93,16 @@ class RedisNonBlockingIT {
     @Bean
     SecurityWebFilterChain security(ServerHttpSecurity http) {
       return http.authorizeExchange(exchanges -> exchanges.anyExchange().permitAll()).build();
+    }
+
+    /** The application's own listener: the limiter tells it of every decision, none by a policy here. */
+    @Bean
+    DecisionListener heard() {
+      return (limit, decision, fallback) -> {
+        HEARD.computeIfAbsent(limit + (fallback == null ? "" : " by " + fallback), l -> new AtomicInteger())
+            .incrementAndGet();
+        LISTENED_ON.add(Thread.currentThread().getName());
+      };
     }
 
     @RestController
@@ -143,6 +163,7 @@ class RedisNonBlockingIT {
 
   @Test
   void filter_decidesOnRedisWithoutBlocking_exactlyCapacityOfConcurrentRequests() throws Exception {
+    int heardBefore = HEARD.computeIfAbsent("api", l -> new AtomicInteger()).get();
     HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
@@ -160,6 +181,12 @@ class RedisNonBlockingIT {
     assertThat(admitted).isEqualTo(10);
     assertThat(denied).isEqualTo(30);
     assertThat(REDIS.command("EXISTS", "ratelimit:{api:concurrent}")).isEqualTo(":1");
+    assertThat(HEARD.get("api").get() - heardBefore).as("each decision heard once, by the time its answer is written")
+        .isEqualTo(40);
+    assertThat(HEARD).as("none decided by a failure policy")
+        .allSatisfy((limit, count) -> assertThat(limit).doesNotContain(" by "));
+    assertThat(LISTENED_ON).as("every decision completed on Redis's event loop, heard on the limiter's thread")
+        .containsOnly("ratelimit-listener");
   }
 
   @Test
