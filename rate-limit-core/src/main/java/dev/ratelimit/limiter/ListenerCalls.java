@@ -48,7 +48,9 @@ final class ListenerCalls {
   /**
    * {@code finish} applied to what {@code decided} completes with, where the listener may hear it:
    * at once on this (the caller's) thread when the store has already decided, else on the
-   * listener thread. Called as the caller starts the decision.
+   * listener thread. Called as the caller starts the decision. The caller gets a copy: cancelling
+   * it (a client gone, and Reactor cancels the future it waited on) must not keep the listener
+   * from hearing a decision the store made.
    */
   <T, R> CompletionStage<R> after(CompletionStage<T> decided, Function<T, R> finish) {
     CompletableFuture<T> stage = decided.toCompletableFuture();
@@ -56,7 +58,7 @@ final class ListenerCalls {
       return stage.thenApply(finish);
     }
     helpWhileFull();
-    return stage.thenApplyAsync(finish, handOff);
+    return stage.thenApplyAsync(finish, handOff).copy();
   }
 
   /** Tells the listener of waiting decisions on this thread while too many wait. */

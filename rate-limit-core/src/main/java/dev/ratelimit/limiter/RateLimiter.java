@@ -518,7 +518,7 @@ public final class RateLimiter implements AutoCloseable {
     return listener;
   }
 
-  /** Closes the store, and lets the listener's threads end once they have told it what they hold. */
+  /** Closes the store, and lets the listener's thread end once it has told the listener what it holds. */
   @Override
   public void close() {
     try {

@@ -86,6 +86,27 @@ class ListenerCallsTest {
   }
 
   @Test
+  void asyncStageCancelledByItsCaller_theStoresDecisionIsStillHeard() throws Exception {
+    AtomicInteger heard = new AtomicInteger();
+    try (RateLimiter limiter = limiter((limit, decision, fallback) -> heard.incrementAndGet())) {
+      CountDownLatch hold = holdStore();
+      List<CompletableFuture<Decision>> cancelled = new ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        CompletableFuture<Decision> stage = limiter.limitAsync("api", "k", 1).toCompletableFuture();
+        assertThat(stage.cancel(true)).isTrue(); // the client went away before Redis answered
+        cancelled.add(stage);
+      }
+      CompletableFuture<Decision> last = limiter.limitAsync("api", "k", 1).toCompletableFuture();
+      hold.countDown();
+      // the listener thread tells in order: once the last stage completes, the others were told
+      assertThat(last.get(10, TimeUnit.SECONDS).remaining()).as("the store took every unit")
+          .isCloseTo(1_000_000 - 11, within(1e-3));
+      assertThat(heard.get()).as("and the listener heard each of those decisions").isEqualTo(11);
+      assertThat(cancelled).allMatch(CompletableFuture::isCancelled);
+    }
+  }
+
+  @Test
   void syncAndAlreadyDecidedAsyncDecisions_areHeardOnTheCallersThread() throws Exception {
     Map<Decision, String> heardOn = Collections.synchronizedMap(new IdentityHashMap<>());
     DecisionListener listener = (limit, decision, fallback) -> heardOn.put(decision, Thread.currentThread().getName());

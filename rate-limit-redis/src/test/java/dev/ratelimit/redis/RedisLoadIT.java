@@ -207,8 +207,8 @@ class RedisLoadIT {
       throws Exception {
     int n = callers.onOneKey;
     Heard heard = new Heard();
-    List<RateLimiter> on = nodes(nodes, heard, "shared", "token-bucket rate=" + n / 2 + " period=1h",
-        "own", "token-bucket rate=1 period=1h");
+    List<RateLimiter> on = nodes(nodes, heard, "shared", "token-bucket rate=" + n / 2 + " period=3650d",
+        "own", "token-bucket rate=1 period=3650d");
 
     // all or nothing: the shared key holds half the callers' units, each caller's own key one
     List<Decisions> outcomes = atOnce(callers.pool(n), n,
