@@ -134,7 +134,8 @@ class SlowRedisIT {
       assertThat(store.backlog().refused()).isEqualTo(calls - bound);
       assertThat(limiter.storeAvailable()).isTrue();
 
-      CompletableFuture.allOf(decisions.subList(0, bound).toArray(CompletableFuture<?>[]::new)).get(10, TimeUnit.SECONDS);
+      CompletableFuture.allOf(decisions.subList(0, bound).toArray(CompletableFuture<?>[]::new))
+          .get(10, TimeUnit.SECONDS);
       assertThat(decisions.subList(0, bound)).as("open: every one admitted by the policy, none by Redis")
           .allSatisfy(d -> assertThat(d.join()).matches(Decision::allowed).extracting(Decision::remaining)
               .isEqualTo(CAPACITY));
