@@ -50,6 +50,19 @@ final class HandOff implements Executor {
     }
   }
 
+  /**
+   * Runs a task. Those handed off are CompletableFutures' tasks, which keep whatever their function
+   * throws in their stage; anything that escapes all the same must not end the thread that runs
+   * them, or the tasks after it would wait forever.
+   */
+  static void run(Runnable task) {
+    try {
+      task.run();
+    } catch (Throwable escaped) {
+      // a CompletableFuture's task keeps its function's failure in its stage; nobody else to tell
+    }
+  }
+
   /** A waiting task, taken off the queue (by this thread or a caller helping), or {@code null}. */
   Runnable poll() {
     Runnable task = tasks.poll();
@@ -77,7 +90,7 @@ final class HandOff implements Executor {
     Thread self = Thread.currentThread();
     for (;;) {
       for (Runnable task = poll(); task != null; task = poll()) {
-        task.run(); // a CompletableFuture's task: it catches whatever its function throws
+        run(task);
       }
       if (!closed) {
         LockSupport.parkNanos(this, TimeUnit.SECONDS.toNanos(IDLE_SECONDS));

@@ -68,7 +68,7 @@ final class ListenerCalls {
       if (task == null) {
         return;
       }
-      task.run();
+      HandOff.run(task);
     }
   }
 

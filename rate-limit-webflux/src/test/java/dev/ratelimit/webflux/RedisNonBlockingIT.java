@@ -40,7 +40,8 @@ import reactor.core.publisher.Mono;
  * blocking call on a Netty event loop is an error, so the filter's and the annotation's
  * decisions reaching a real redis-server prove they never block it, nor does handing each
  * decision from Lettuce's event loop to the limiter's listener thread (the application has a
- * {@link DecisionListener}). A canary endpoint that does block shows BlockHound is watching.
+ * {@link DecisionListener}, which never runs on Lettuce's threads). A canary endpoint that does
+ * block shows BlockHound is watching.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, classes = RedisNonBlockingIT.App.class,
     properties = {
@@ -185,8 +186,10 @@ class RedisNonBlockingIT {
         .isEqualTo(40);
     assertThat(HEARD).as("none decided by a failure policy")
         .allSatisfy((limit, count) -> assertThat(limit).doesNotContain(" by "));
-    assertThat(LISTENED_ON).as("every decision completed on Redis's event loop, heard on the limiter's thread")
-        .containsOnly("ratelimit-listener");
+    // heard on the limiter's listener thread, or on the caller's when Redis had answered before
+    // its call returned; never on a thread of Lettuce's or the store's timer
+    assertThat(LISTENED_ON).as("threads the listener ran on").contains("ratelimit-listener")
+        .noneMatch(name -> name.startsWith("lettuce-") || name.startsWith("ratelimit-redis"));
   }
 
   @Test
