@@ -5,16 +5,21 @@ package dev.ratelimit;
  * {@code StatsCounter} hears of hits and misses. Set with
  * {@link dev.ratelimit.limiter.RateLimiter.Builder#listener(DecisionListener)}.
  *
- * <p>Called once per decision, on the thread that completes it, after the decision is made:
- * once for each {@code limit}, {@code check}, {@code reserve} (sync and async), for each
+ * <p>Called once per decision, after the decision is made: once for each {@code limit},
+ * {@code check}, {@code reserve} (sync and async), for each
  * attempt of {@code acquire}, and once per {@link dev.ratelimit.limiter.LimitCall} of {@code limitAll}. A sharded
  * limit's request is reported once, however many shards it touched. Refunds and resets are not
  * decisions and are not reported. A call refused before any decision (a bad count, an unknown
  * limit) and a {@code closed} limit's call while the store is down (it throws
  * {@link StoreUnavailableException}) are not reported either.
  *
- * <p>Keep it fast and non-blocking: it runs inside every request. If it throws, the exception is
- * ignored (the first one is logged) and the decision stands.
+ * <p>A synchronous decision is told on its caller's thread; an asynchronous one that the store
+ * completes later is told on the limiter's listener thread, before the caller's stage
+ * completes, never on a store's own threads (Redis's event loop, its timers), so that a slow
+ * listener can't make the store look unavailable. Keep it fast and non-blocking all the same: a
+ * synchronous caller waits for it, and callers starting asynchronous decisions faster than it
+ * hears them are slowed down to its pace. Whatever it throws (an {@code Error} too) is caught,
+ * logged at most once a minute, and the decision stands, with the units it took.
  */
 @FunctionalInterface
 public interface DecisionListener {

@@ -2,11 +2,11 @@ package dev.ratelimit.limiter;
 
 import dev.ratelimit.Clock;
 import dev.ratelimit.Decision;
-import dev.ratelimit.DecisionListener;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Operation;
 import dev.ratelimit.algorithm.LimitKind;
+import dev.ratelimit.internal.Futures;
 import dev.ratelimit.internal.SpecText;
 import dev.ratelimit.store.KeySpace;
 import dev.ratelimit.store.RateLimitStore.Charge;
@@ -27,7 +27,7 @@ class BoundLimit {
   /** The guarded space, or {@code null} when the store never fails. */
   private final GuardedKeySpace guarded;
   /** Who hears of each decision; {@code null}: nobody, and reporting costs nothing. */
-  private final DecisionListener listener;
+  private final ListenerCalls listener;
   /** The name decisions are reported under. */
   private final String reportedName;
   /** Where this limit's admitted and refused units per key are counted; {@code null}: not tracked. */
@@ -95,8 +95,14 @@ class BoundLimit {
      */
     CompletionStage<List<Decision>> limitAllAsync(List<Charge> raw, List<Charge> guarded, Report report);
 
+    /**
+     * All or nothing as {@link #limitAllAsync}, decided on the caller's thread (which waits for
+     * the store).
+     */
+    List<Decision> limitAll(List<Charge> raw, List<Charge> guarded, Report report);
+
     /** Who hears of each decision, or {@code null}. */
-    DecisionListener listener();
+    ListenerCalls listener();
 
     /** Where the limit stored under {@code name} counts its top keys, or {@code null}: not tracked. */
     TopKeys topKeys(String name);
@@ -211,8 +217,8 @@ class BoundLimit {
       return shadow ? decision.thenApply(d -> finish(key, d, null)) : decision;
     }
     Report report = new Report();
-    return decideAsync(key, op, count, maxWait, report)
-        .thenApply(decision -> finish(key, noted(key, op, count, decision), report));
+    return listener.after(decideAsync(key, op, count, maxWait, report),
+        decision -> finish(key, noted(key, op, count, decision), report));
   }
 
   /**
@@ -256,18 +262,31 @@ class BoundLimit {
 
   /** The decision on the store, or by the failure policy (noted in {@code report}, if any). */
   Decision decide(String key, Operation op, double count, long maxWait, Report report) {
-    return guarded != null ? guarded.apply(key, op, count, maxWait, report) : space.apply(key, op, count, maxWait);
+    return decideOnKey(key, op, count, maxWait, report);
   }
 
   CompletionStage<Decision> decideAsync(String key, Operation op, double count, long maxWait, Report report) {
-    return on(key, op, count, maxWait, report);
+    return on(false, key, op, count, maxWait, report);
   }
 
-  /** One request on one key of the guarded space, noting a policy decision in {@code report}. */
-  final CompletionStage<Decision> on(String key, Operation op, double count, long maxWait, Report report) {
+  /**
+   * One request on one key of the guarded space, noting a policy decision in {@code report}:
+   * with {@code waiting}, decided now on the caller's thread, which waits for the store as a
+   * synchronous call does (a store may bound what it queues for callers that don't wait, never
+   * for those that do); else as the store answers.
+   */
+  final CompletionStage<Decision> on(boolean waiting, String key, Operation op, double count, long maxWait,
+      Report report) {
+    if (waiting) {
+      return Futures.completed(() -> decideOnKey(key, op, count, maxWait, report));
+    }
     return guarded != null
         ? guarded.applyAsync(key, op, count, maxWait, report)
         : space.applyAsync(key, op, count, maxWait);
+  }
+
+  private Decision decideOnKey(String key, Operation op, double count, long maxWait, Report report) {
+    return guarded != null ? guarded.apply(key, op, count, maxWait, report) : space.apply(key, op, count, maxWait);
   }
 
   /**
@@ -291,8 +310,8 @@ class BoundLimit {
 
   /**
    * The decision as the caller gets it: a shadow limit's would-be denial (or wait) becomes an
-   * admission, logged at most once a minute; then tells the listener, if any. A listener that
-   * throws changes no decision.
+   * admission, logged at most once a minute; then tells the listener, if any. Nothing a listener
+   * throws leaves here ({@link ListenerCalls#tell}): the decision, and the units it took, stand.
    */
   final Decision finish(String key, Decision decision, Report report) {
     boolean shadowDenied = shadow && (!decision.allowed() || decision.retryAfterMillis() > 0);
@@ -302,11 +321,7 @@ class BoundLimit {
       shadowLog.wouldDeny(reportedName, key, decision);
     }
     if (listener != null) {
-      try {
-        listener.onDecision(reportedName, given, report == null ? null : report.fallback(policy()), shadowDenied);
-      } catch (RuntimeException e) {
-        ListenerFailures.ignored(e);
-      }
+      listener.tell(reportedName, given, report == null ? null : report.fallback(policy()), shadowDenied);
     }
     return given;
   }

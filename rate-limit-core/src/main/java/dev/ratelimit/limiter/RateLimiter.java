@@ -49,7 +49,7 @@ public final class RateLimiter implements AutoCloseable {
   private final StoreHealth health;
   private final FailureGuard guard;
   /** {@code null} when nobody listens: then reporting is one null check per decision. */
-  private final DecisionListener listener;
+  private final ListenerCalls listener;
   /** Where limits with the {@code local} policy decide while the store is down; made on first need. */
   private volatile InMemoryStore localStore;
   /**
@@ -68,7 +68,7 @@ public final class RateLimiter implements AutoCloseable {
     this.storeFailure = builder.storeFailure;
     this.health = new StoreHealth(clock, builder.storeRetry.toMillis());
     this.guard = new FailureGuard(health);
-    this.listener = builder.listener;
+    this.listener = builder.listener == null ? null : new ListenerCalls(builder.listener, clock);
     Map<String, TopKeys> tracked = new LinkedHashMap<>();
     if (builder.topKeysSize > 0) {
       builder.limits.keySet().forEach(name ->
@@ -402,9 +402,12 @@ public final class RateLimiter implements AutoCloseable {
       ShadowParts shadows = plan.shadows();
       return limitAllAsync(shadows.enforced()).thenCompose(shadows::decideAsync);
     }
-    Report report = listener == null ? null : new Report();
-    return limitAllAsync(plan.charges(), plan.guarded(), report)
-        .thenApply(perCharge -> plan.reported(plan.decisions(perCharge), report));
+    if (listener == null) {
+      return limitAllAsync(plan.charges(), plan.guarded(), null).thenApply(plan::decisions);
+    }
+    Report report = new Report();
+    return listener.after(limitAllAsync(plan.charges(), plan.guarded(), report),
+        perCharge -> plan.reported(plan.decisions(perCharge), report));
   }
 
   /** {@link #reset} without blocking, under every plan. */
@@ -580,10 +583,21 @@ public final class RateLimiter implements AutoCloseable {
     return store;
   }
 
-  /** Closes the store. */
+  /** The listener's calls, or {@code null} (for tests). */
+  ListenerCalls listenerCalls() {
+    return listener;
+  }
+
+  /** Closes the store, and lets the listener's thread end once it has told the listener what it holds. */
   @Override
   public void close() {
-    store.close();
+    try {
+      store.close();
+    } finally {
+      if (listener != null) {
+        listener.close();
+      }
+    }
   }
 
   private BoundLimit bound(String name) {
@@ -645,7 +659,12 @@ public final class RateLimiter implements AutoCloseable {
       }
 
       @Override
-      public DecisionListener listener() {
+      public List<Decision> limitAll(List<Charge> raw, List<Charge> guarded, Report report) {
+        return RateLimiter.this.limitAll(raw, guarded, report);
+      }
+
+      @Override
+      public ListenerCalls listener() {
         return listener;
       }
 
@@ -825,7 +844,8 @@ public final class RateLimiter implements AutoCloseable {
 
     /**
      * Who hears of every decision (for metrics and logs), including those a failure policy made
-     * while the store was down. Default: nobody, at no cost.
+     * while the store was down. Default: nobody, at no cost. Nothing it throws changes a
+     * decision; it never runs on a store's own threads (docs/design.md §10).
      */
     public Builder listener(DecisionListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");

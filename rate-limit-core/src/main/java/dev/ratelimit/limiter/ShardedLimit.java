@@ -64,34 +64,52 @@ final class ShardedLimit extends BoundLimit {
     }
   }
 
-  private CompletionStage<Pair> probe(String key, Report report) {
+  /**
+   * Two shards' levels. With {@code waiting} (a synchronous call, and those of the steps below),
+   * every store call is made on the caller's thread, which waits for it as a synchronous call
+   * does: the flow is written once, and a synchronous caller is never one a store queues without
+   * waiting (which it may bound).
+   */
+  private CompletionStage<Pair> probe(boolean waiting, String key, Report report) {
     int[] pair = pair();
     String a = shardKey(key, pair[0]);
     String b = shardKey(key, pair[1]);
-    return on(a, Operation.CHECK, 0, 0, report).thenCombine(on(b, Operation.CHECK, 0, 0, report),
+    return on(waiting, a, Operation.CHECK, 0, 0, report).thenCombine(on(waiting, b, Operation.CHECK, 0, 0, report),
         (da, db) -> da.remaining() >= db.remaining() ? new Pair(a, da, b, db) : new Pair(b, db, a, da));
   }
 
   @Override
   Decision decide(String key, Operation op, double count, long maxWait, Report report) {
-    return Futures.join(decideAsync(key, op, count, maxWait, report));
+    return Futures.join(decide(true, key, op, count, maxWait, report));
   }
 
   @Override
   CompletionStage<Decision> decideAsync(String key, Operation op, double count, long maxWait, Report report) {
-    return probe(key, report).thenCompose(pair -> switch (op) {
-      case RESERVE -> on(pair.fuller(), Operation.RESERVE, count, maxWait, report)
+    return decide(false, key, op, count, maxWait, report);
+  }
+
+  private CompletionStage<Decision> decide(boolean waiting, String key, Operation op, double count, long maxWait,
+      Report report) {
+    return probe(waiting, key, report).thenCompose(pair -> switch (op) {
+      case RESERVE -> on(waiting, pair.fuller(), Operation.RESERVE, count, maxWait, report)
           .thenApply(d -> scaled(d, d.remaining() + Math.max(0, pair.otherLevel().remaining()), pair));
       // as a limit draws: nothing while the fuller shard is in debt (count 0 reveals a debt)
       case CHECK -> pair.fullerLevel().allowed() && pair.total() >= count
           ? CompletableFuture.completedFuture(admitted(pair, pair.sum()))
-          : denied(pair, count, report);
-      case LIMIT -> binding.limitAllAsync(split(pair, count, raw), split(pair, count, space), report)
+          : denied(waiting, pair, count, report);
+      case LIMIT -> limitAll(waiting, split(pair, count, raw), split(pair, count, space), report)
           .thenCompose(decisions -> allAllowed(decisions)
           ? CompletableFuture.completedFuture(admitted(pair, pair.sum() - count))
-          : denied(pair, count, report));
-      case TAKE -> takeFromShards(key, pair, count, report);
+          : denied(waiting, pair, count, report));
+      case TAKE -> takeFromShards(waiting, key, pair, count, report);
     });
+  }
+
+  private CompletionStage<List<Decision>> limitAll(boolean waiting, List<Charge> raw, List<Charge> guarded,
+      Report report) {
+    return waiting
+        ? Futures.completed(() -> binding.limitAll(raw, guarded, report))
+        : binding.limitAllAsync(raw, guarded, report);
   }
 
   /**
@@ -101,13 +119,14 @@ final class ShardedLimit extends BoundLimit {
    * spread over the other shards, each down to its share too. Every part is a take, which no
    * shard refuses: the units taken add up to the count, up to the bound.
    */
-  private CompletionStage<Decision> takeFromShards(String key, Pair pair, double count, Report report) {
+  private CompletionStage<Decision> takeFromShards(boolean waiting, String key, Pair pair, double count,
+      Report report) {
     double fullerRoom = Math.max(0, pair.fullerLevel().remaining() + shardDebt);
     double otherRoom = Math.max(0, pair.otherLevel().remaining() + shardDebt);
     double intoPair = Math.min(count, fullerRoom + otherRoom);
     double intoFuller = Math.min(intoPair, (intoPair + fullerRoom - otherRoom) / 2);
-    CompletionStage<Decision> taken = on(pair.fuller(), Operation.TAKE, intoFuller, 0, report)
-        .thenCombine(on(pair.other(), Operation.TAKE, intoPair - intoFuller, 0, report), this::settled);
+    CompletionStage<Decision> taken = on(waiting, pair.fuller(), Operation.TAKE, intoFuller, 0, report)
+        .thenCombine(on(waiting, pair.other(), Operation.TAKE, intoPair - intoFuller, 0, report), this::settled);
     double beyond = count - intoPair;
     if (beyond <= 0 || shards == 2) {
       return taken;
@@ -116,7 +135,7 @@ final class ShardedLimit extends BoundLimit {
     for (int shard = 0; shard < shards; shard++) {
       String other = shardKey(key, shard);
       if (!other.equals(pair.fuller()) && !other.equals(pair.other())) {
-        rest.add(on(other, Operation.TAKE, beyond / (shards - 2), 0, report).toCompletableFuture());
+        rest.add(on(waiting, other, Operation.TAKE, beyond / (shards - 2), 0, report).toCompletableFuture());
       }
     }
     return taken.thenCombine(CompletableFuture.allOf(rest.toArray(CompletableFuture<?>[]::new)), (decision, all) -> decision);
@@ -138,9 +157,9 @@ final class ShardedLimit extends BoundLimit {
   }
 
   /** Denied: the wait until both shards looked at hold half the count each, never early for them. */
-  private CompletionStage<Decision> denied(Pair pair, double count, Report report) {
-    return on(pair.fuller(), Operation.CHECK, count / 2, 0, report)
-        .thenCombine(on(pair.other(), Operation.CHECK, count / 2, 0, report),
+  private CompletionStage<Decision> denied(boolean waiting, Pair pair, double count, Report report) {
+    return on(waiting, pair.fuller(), Operation.CHECK, count / 2, 0, report)
+        .thenCombine(on(waiting, pair.other(), Operation.CHECK, count / 2, 0, report),
             (a, b) -> new Decision(false, pair.sum() * shards / 2, limit.capacity(),
                 Math.max(1, Math.max(a.retryAfterMillis(), b.retryAfterMillis())),
                 Math.max(a.resetAfterMillis(), b.resetAfterMillis())));
@@ -177,19 +196,23 @@ final class ShardedLimit extends BoundLimit {
 
   @Override
   Decision refund(String key, double count) {
-    return Futures.join(refundAsync(key, count));
+    return Futures.join(refund(true, key, count));
+  }
+
+  @Override
+  CompletionStage<Decision> refundAsync(String key, double count) {
+    return refund(false, key, count);
   }
 
   /** Units go back to the emptier of two shards, the rest (above its capacity) to the other. */
-  @Override
-  CompletionStage<Decision> refundAsync(String key, double count) {
+  private CompletionStage<Decision> refund(boolean waiting, String key, double count) {
     checkAmount("refund", count);
     double shardCapacity = limit.capacity() / shards;
-    return probe(key, null).thenCompose(pair -> {
+    return probe(waiting, key, null).thenCompose(pair -> {
       double intoEmptier = Math.min(count, shardCapacity - pair.otherLevel().remaining());
       double intoFuller = Math.min(count - intoEmptier, shardCapacity - pair.fullerLevel().remaining());
-      return space.refundAsync(pair.other(), Math.max(0, intoEmptier))
-          .thenCombine(space.refundAsync(pair.fuller(), Math.max(0, intoFuller)), this::settled);
+      return refundShard(waiting, pair.other(), Math.max(0, intoEmptier))
+          .thenCombine(refundShard(waiting, pair.fuller(), Math.max(0, intoFuller)), this::settled);
     });
   }
 
@@ -199,11 +222,15 @@ final class ShardedLimit extends BoundLimit {
         Math.max(a.retryAfterMillis(), b.retryAfterMillis()), Math.max(a.resetAfterMillis(), b.resetAfterMillis()));
   }
 
+  private CompletionStage<Decision> refundShard(boolean waiting, String shardKey, double count) {
+    return waiting ? Futures.completed(() -> space.refund(shardKey, count)) : space.refundAsync(shardKey, count);
+  }
+
   /** All-or-nothing calls charge the shards chosen now; their decisions combine into one. */
   @Override
   List<Charge> charges(String key, double count) {
     check(Operation.LIMIT, count);
-    return split(Futures.join(probe(key, null)), count, raw);
+    return split(Futures.join(probe(true, key, null)), count, raw);
   }
 
   @Override

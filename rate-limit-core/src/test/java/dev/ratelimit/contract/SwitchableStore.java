@@ -13,6 +13,7 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
@@ -25,12 +26,23 @@ import java.util.function.Supplier;
 public final class SwitchableStore implements RateLimitStore {
   private final RateLimitStore inner;
   private final Queue<String> keys = new ConcurrentLinkedQueue<>();
+  /** Where asynchronous calls are answered, or {@code null}: on the caller's thread. */
+  private final Executor replies;
   private volatile boolean down;
   private final List<Runnable> held = new ArrayList<>();
   private boolean holding;
 
   public SwitchableStore(RateLimitStore inner) {
+    this(inner, null);
+  }
+
+  /**
+   * A store that answers asynchronous calls (decisions, all-or-nothing calls) on {@code replies},
+   * as a remote store's I/O thread does, rather than on the caller's thread.
+   */
+  public SwitchableStore(RateLimitStore inner, Executor replies) {
     this.inner = inner;
+    this.replies = replies;
   }
 
   /** A store that is down from the start and stays down: every decision fails, as on a lost connection. */
@@ -110,10 +122,14 @@ public final class SwitchableStore implements RateLimitStore {
     inner.replacing(name, plan, limit);
   }
 
-  /** All or nothing, charge by charge as each answers: held as the single decisions are. */
+  /**
+   * All or nothing: on {@code replies} when given; else charge by charge as each answers, held as
+   * the single decisions are.
+   */
   @Override
   public CompletionStage<List<Decision>> limitAllAsync(List<Charge> charges) {
-    return RateLimitStore.limitInOrderAsync(charges);
+    return replies == null ? RateLimitStore.limitInOrderAsync(charges)
+        : CompletableFuture.supplyAsync(() -> limitAll(charges), replies);
   }
 
   @Override
@@ -163,9 +179,11 @@ public final class SwitchableStore implements RateLimitStore {
       return space.refund(key, count);
     }
 
+    /** On {@code replies} when given; else now, or when the held answers are released. */
     @Override
     public CompletionStage<Decision> applyAsync(String key, Operation op, double count, long maxWaitMillis) {
-      return answer(() -> apply(key, op, count, maxWaitMillis));
+      return replies == null ? answer(() -> apply(key, op, count, maxWaitMillis))
+          : CompletableFuture.supplyAsync(() -> apply(key, op, count, maxWaitMillis), replies);
     }
   }
 }

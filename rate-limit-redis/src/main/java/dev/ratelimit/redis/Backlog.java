@@ -1,121 +1,107 @@
 package dev.ratelimit.redis;
 
 import dev.ratelimit.StoreUnavailableException;
-import io.netty.util.Timeout;
-import io.netty.util.Timer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The decisions a store has taken on and not yet finished with, queued behind a script call or
- * in one: at most {@code maxPending} at a time, each answered within its deadline. A decision
- * past either fails with {@link StoreUnavailableException} at once, so that the limit's failure
- * policy decides it and the limiter counts the store as unavailable, instead of queueing without
- * bound while Redis is slow (issue 12: 30k queued and 6 s latency with no policy engaging).
+ * The requests a store has taken on and not yet finished with, queued behind a script call or in
+ * one (docs/design.md §4.3.1). Load is back-pressure, never a failure: a request waits for its
+ * turn as long as Redis answers. What measures Redis is each script call's command timeout alone
+ * ({@link ScriptRunner}), counted from when the call is sent; a call that fails so fails the
+ * requests waiting behind it at once ({@link ScriptBatcher}), so a Redis that is down or slower
+ * than the timeout is still decided by the failure policy within it.
  *
- * <p>A decision holds its place until its script call returns (or the call's command timeout
- * passes), even when its caller has already had the deadline's answer: the call still occupies
- * the connection and Redis, and counting it keeps what is queued on the connection bounded too.
- * A decision still queued when its deadline passes is never sent.
+ * <p>Memory stays bounded. A synchronous caller's request is its blocked thread's: the queue holds
+ * at most one per waiting thread. Asynchronous requests hold no thread, so at most
+ * {@code maxPending} of them are pending at once; one past that is refused at once with a
+ * {@link RejectedExecutionException}: not a store failure (the store stays available and no
+ * failure policy decides), but the caller asking faster than Redis answers.
+ *
+ * <p>A request holds its place until its script call returns (or the call's command timeout
+ * passes), even when its caller has already had an answer: the call still occupies the
+ * connection and Redis.
  */
 final class Backlog {
-  private final int max;
-  private final long deadlineMillis;
-  private final Timer timer;
+  private final int maxAsync;
   private final String where;
   private final AtomicInteger pending = new AtomicInteger();
+  private final AtomicInteger async = new AtomicInteger();
   private final AtomicInteger peak = new AtomicInteger();
-  private final LongAdder shed = new LongAdder();
-  private final LongAdder expired = new LongAdder();
+  private final LongAdder refused = new LongAdder();
 
   /**
-   * @param timer fails asynchronous decisions at their deadline (synchronous callers time their own wait)
+   * @param maxAsync the most asynchronous requests pending at once
    * @param where the store as users know it, for messages
    */
-  Backlog(int max, long deadlineMillis, Timer timer, String where) {
-    this.max = max;
-    this.deadlineMillis = deadlineMillis;
-    this.timer = timer;
+  Backlog(int maxAsync, String where) {
+    this.maxAsync = maxAsync;
     this.where = where;
   }
 
-  /** Takes a place for one decision: {@code false} (and counted as shed) when all are taken. */
-  boolean enter() {
+  /** Takes a place for a request whose thread waits for it: always (its thread is the bound). */
+  void enter() {
+    counted(pending.incrementAndGet());
+  }
+
+  /** Takes a place for an asynchronous request: {@code false} (and counted as refused) when all are taken. */
+  boolean enterAsync() {
     for (;;) {
-      int now = pending.get();
-      if (now >= max) {
-        shed.increment();
+      int now = async.get();
+      if (now >= maxAsync) {
+        refused.increment();
         return false;
       }
-      if (pending.compareAndSet(now, now + 1)) {
-        if (now + 1 > peak.get()) {
-          peak.accumulateAndGet(now + 1, Math::max);
-        }
+      if (async.compareAndSet(now, now + 1)) {
+        counted(pending.incrementAndGet());
         return true;
       }
     }
   }
 
-  /** Gives back the place of a decision whose call returned, or that was dropped unsent. */
-  void leave() {
+  private void counted(int now) {
+    if (now > peak.get()) {
+      peak.accumulateAndGet(now, Math::max);
+    }
+  }
+
+  /** Gives back the place of a request whose call returned, or that was dropped unsent. */
+  void leave(boolean asynchronous) {
+    if (asynchronous) {
+      async.decrementAndGet();
+    }
     pending.decrementAndGet();
   }
 
-  /** Why a decision was refused a place. */
-  StoreUnavailableException full() {
-    return new Shed("Redis at " + where + " unavailable: " + max + " decisions already pending (maxPending); "
-        + "this one was shed");
-  }
-
-  /** When a decision taken on now must have its answer, in {@link System#nanoTime()}. */
-  long deadlineFromNow() {
-    return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(deadlineMillis);
-  }
-
-  /** Fails an asynchronous decision at its deadline, unless it is answered first (then cancel the timeout). */
-  Timeout expireLater(CompletableFuture<?> reply) {
-    return timer.newTimeout(t -> expire(reply), deadlineMillis, TimeUnit.MILLISECONDS);
-  }
-
-  private void expire(CompletableFuture<?> reply) {
-    if (reply.completeExceptionally(new Shed("Redis at " + where + " unavailable: no answer within "
-        + deadlineMillis + " ms (the deadline, queue time included)"))) {
-      expired.increment();
-    }
+  /** Why an asynchronous request was refused a place. */
+  RejectedExecutionException full() {
+    return new Refused("Redis at " + where + ": " + maxAsync + " asynchronous rate-limit decisions already pending "
+        + "(maxPending); this one is refused, not queued: the callers ask faster than Redis answers");
   }
 
   /**
-   * Waits for a decision until its deadline; its failure as thrown by the synchronous API.
-   *
-   * @param deadlineNanos from {@link #deadlineFromNow()} when the decision was taken on
+   * Waits for a reply, however long its turn takes while Redis answers (each call it waits
+   * behind either returns or fails within its command timeout); its failure as thrown by the
+   * synchronous API. Interrupted, the reply fails as if Redis had, so that a request still queued
+   * is never sent: its caller has the failure policy's answer, and Redis must not take its units
+   * as well.
    */
-  <T> T await(CompletableFuture<T> reply, long deadlineNanos) {
+  <T> T await(CompletableFuture<T> reply) {
     try {
-      return reply.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+      return reply.get();
     } catch (ExecutionException e) {
       throw rethrown(e);
-    } catch (TimeoutException e) {
-      expire(reply);
-      return settled(reply);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      // failed here as at the deadline, so that a decision still queued is never sent: its
-      // caller has the failure policy's answer, and Redis must not take its units as well
       reply.completeExceptionally(new StoreUnavailableException("interrupted while waiting for Redis at " + where, e));
-      return settled(reply);
-    }
-  }
-
-  /** A reply that is done: answered just now, or failed by this thread's wait. */
-  private static <T> T settled(CompletableFuture<T> reply) {
-    try {
-      return reply.join();
-    } catch (RuntimeException failed) {
-      throw rethrown(failed);
+      try {
+        return reply.join(); // answered just now, or failed just above
+      } catch (RuntimeException failed) {
+        throw rethrown(failed);
+      }
     }
   }
 
@@ -127,33 +113,35 @@ final class Backlog {
     return new IllegalStateException("rate-limit decision on Redis failed: " + cause, cause);
   }
 
-  /** Decisions holding a place now. */
+  /** Requests holding a place now, synchronous and asynchronous. */
   int pending() {
     return pending.get();
   }
 
-  /** The most decisions that held a place at once, since the store was built. */
+  /** Asynchronous requests holding a place now. */
+  int asyncPending() {
+    return async.get();
+  }
+
+  /** The most requests that held a place at once, since the store was built. */
   int peak() {
     return peak.get();
   }
 
-  /** Decisions refused a place. */
-  long shed() {
-    return shed.sum();
-  }
-
-  /** Decisions that had a place and failed at their deadline. */
-  long expired() {
-    return expired.sum();
+  /** Asynchronous requests refused a place. */
+  long refused() {
+    return refused.sum();
   }
 
   /**
-   * A decision the store gave up on before Redis answered. Without a stack trace: under overload
-   * there may be thousands a second, and where it was thrown says nothing.
+   * An asynchronous request refused a place. Without a stack trace: under overload there may be
+   * thousands a second, and where it was thrown says nothing.
    */
-  private static final class Shed extends StoreUnavailableException {
-    Shed(String message) {
-      super(message, null);
+  private static final class Refused extends RejectedExecutionException {
+    private static final long serialVersionUID = 1L;
+
+    Refused(String message) {
+      super(message);
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.ratelimit.redis;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
 import dev.ratelimit.Operation;
+import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.store.KeySpace;
 import io.netty.util.Timer;
 import java.util.ArrayList;
@@ -98,7 +99,6 @@ final class LeasedKeySpace implements KeySpace {
         return spent(key, held, left);
       }
     }
-    long deadline = backlog.deadlineFromNow();
     for (;;) {
       Lease lease = leases.computeIfAbsent(key, k -> new Lease());
       double left = lease.spend(count);
@@ -119,7 +119,7 @@ final class LeasedKeySpace implements KeySpace {
           Decision decision = took(key, lease, takes.decide(keys.redisKey(key), "-", take(count)));
           release(key, lease, mine, null);
           return decision;
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // the threads waiting for this take must not wait forever
           release(key, lease, mine, e);
           throw e;
         }
@@ -127,8 +127,22 @@ final class LeasedKeySpace implements KeySpace {
       if (lease.scarce) {
         return keys.apply(key, op, count, 0);
       }
-      backlog.await(inFlight, deadline); // then look again: the take may have brought enough
+      waitFor(inFlight); // then look again: the take may have brought enough
     }
+  }
+
+  /**
+   * Waits for another thread's take. Redis failing it fails this request too, at once; any other
+   * end (granted, denied, refused for its caller's own reasons) and this request looks again. An
+   * interrupt fails only this request's wait, not the take others wait for.
+   */
+  private void waitFor(CompletableFuture<Void> take) {
+    backlog.await(take.handle((taken, failure) -> {
+      if (failure != null && ScriptRunner.unwrap(failure) instanceof StoreUnavailableException unavailable) {
+        throw unavailable;
+      }
+      return null;
+    }));
   }
 
   @Override

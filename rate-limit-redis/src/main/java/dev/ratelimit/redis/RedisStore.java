@@ -16,7 +16,6 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.netty.util.Timeout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,23 +43,26 @@ import java.util.concurrent.CompletableFuture;
  * then applies each limit's failure policy ({@code open}, {@code closed} or {@code local}) until
  * Redis answers again. Lettuce reconnects by itself.
  *
- * <p>A slow Redis sheds instead of queueing: at most {@link Builder#maxPending} decisions wait on
- * the connection at once, and each has its answer within its {@link Builder#deadline} (queue time
- * included, default the command timeout). A decision past either fails at once with
- * {@link StoreUnavailableException}, as if Redis were down.
+ * <p>Load is not a failure: many callers at once wait for their turn, coalesced, and Redis decides
+ * them all (a synchronous caller's thread blocks; at most {@link Builder#maxPending} asynchronous
+ * requests are pending at once, one past that is refused with a
+ * {@link java.util.concurrent.RejectedExecutionException}). Only Redis down, or a script call
+ * unanswered past the command timeout, hands decisions to the failure policy: the call's
+ * requests and those waiting behind it, at once.
  */
 public final class RedisStore implements RateLimitStore {
   /** The default key prefix. */
   public static final String DEFAULT_PREFIX = "ratelimit";
   /** The default command timeout. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(250);
-  /** The default bound on decisions pending at once, queued or in flight. */
-  public static final int DEFAULT_MAX_PENDING = 1000;
+  /** The default bound on asynchronous decisions pending at once, queued or in flight. */
+  public static final int DEFAULT_MAX_PENDING = 10_000;
   /** How often, by default, a node reads the limits changed at runtime on other nodes. */
   public static final Duration DEFAULT_SYNC_INTERVAL = Duration.ofSeconds(1);
 
   private final ScriptRunner runner;
   private final Backlog backlog;
+  private final AllOrNothingCalls allCalls;
   private final KeyNames keyNames;
   private final Clock clock;
   private final boolean coalescing;
@@ -78,8 +80,8 @@ public final class RedisStore implements RateLimitStore {
   private RedisStore(RedisConnector.Connected connected, Builder options) {
     this.runner = new ScriptRunner(connected.commands(), connected.cluster(), connected.timer(),
         options.timeout.toMillis(), connected.where());
-    long deadlineMillis = Math.max(1, (options.deadline != null ? options.deadline : options.timeout).toMillis());
-    this.backlog = new Backlog(options.maxPending, deadlineMillis, connected.timer(), connected.where());
+    this.backlog = new Backlog(options.maxPending, connected.where());
+    this.allCalls = new AllOrNothingCalls(runner, backlog);
     this.keyNames = new KeyNames(options.prefix);
     this.clock = options.clock;
     this.coalescing = options.coalescing;
@@ -158,7 +160,19 @@ public final class RedisStore implements RateLimitStore {
    */
   @Override
   public List<Decision> limitAll(List<Charge> charges) {
-    return backlog.await(limitAllAsync(charges), backlog.deadlineFromNow());
+    if (charges.isEmpty()) {
+      return List.of();
+    }
+    Charged charged = charged(charges);
+    if (charges.size() == 1) {
+      // one key: its lane decides it, in order with the key's other requests
+      Charge charge = charges.get(0);
+      return List.of(charged.spaces.get(0).apply(charge.key(), Operation.LIMIT, charge.count(), 0));
+    }
+    if (cluster && !oneSlot(charged.keys)) {
+      return RateLimitStore.limitInOrder(charges);
+    }
+    return charged.decisions(backlog.await(allCalls.run(charged.keys, charged.args(charges), true)));
   }
 
   @Override
@@ -166,6 +180,19 @@ public final class RedisStore implements RateLimitStore {
     if (charges.isEmpty()) {
       return CompletableFuture.completedFuture(List.of());
     }
+    Charged charged = charged(charges);
+    if (charges.size() == 1) {
+      Charge charge = charges.get(0);
+      return charged.spaces.get(0).applyAsync(charge.key(), Operation.LIMIT, charge.count(), 0).thenApply(List::of);
+    }
+    if (cluster && !oneSlot(charged.keys)) {
+      return RateLimitStore.limitInOrderAsync(charges).toCompletableFuture();
+    }
+    return allCalls.run(charged.keys, charged.args(charges), false).thenApply(charged::decisions);
+  }
+
+  /** The charges' key spaces on this store and their Redis keys. */
+  private Charged charged(List<Charge> charges) {
     List<RedisKeySpace> spaces = new ArrayList<>(charges.size());
     String[] keys = new String[charges.size()];
     for (int i = 0; i < keys.length; i++) {
@@ -174,40 +201,34 @@ public final class RedisStore implements RateLimitStore {
       spaces.add(space);
       keys[i] = space.redisKey(charge.key());
     }
-    if (charges.size() == 1) {
-      // one key: its lane decides it, in order with the key's other requests
-      Charge charge = charges.get(0);
-      return spaces.get(0).applyAsync(charge.key(), Operation.LIMIT, charge.count(), 0).thenApply(List::of);
+    return new Charged(spaces, keys);
+  }
+
+  /** An all-or-nothing call's key spaces and Redis keys, as the script takes them. */
+  private final class Charged {
+    final List<RedisKeySpace> spaces;
+    final String[] keys;
+
+    Charged(List<RedisKeySpace> spaces, String[] keys) {
+      this.spaces = spaces;
+      this.keys = keys;
     }
-    if (cluster && !oneSlot(keys)) {
-      return RateLimitStore.limitInOrderAsync(charges).toCompletableFuture();
-    }
-    String[] args = ScriptArguments.all(now(), keepsEveryKey(), keys.length);
-    for (int i = 0; i < keys.length; i++) {
-      spaces.get(i).chargeArgs(charges.get(i).key(), charges.get(i).count(), args, i);
-    }
-    if (!backlog.enter()) {
-      return CompletableFuture.failedFuture(backlog.full());
-    }
-    CompletableFuture<byte[]> call = runner.run(Script.LIMIT_ALL, keys, args);
-    CompletableFuture<byte[]> answer = new CompletableFuture<>();
-    Timeout expiry = backlog.expireLater(answer);
-    call.whenComplete((reply, failure) -> {
-      expiry.cancel();
-      backlog.leave();
-      if (failure != null) {
-        answer.completeExceptionally(failure);
-      } else {
-        answer.complete(reply);
+
+    String[] args(List<Charge> charges) {
+      String[] args = ScriptArguments.all(now(), keepsEveryKey(), keys.length);
+      for (int i = 0; i < keys.length; i++) {
+        spaces.get(i).chargeArgs(charges.get(i).key(), charges.get(i).count(), args, i);
       }
-    });
-    return answer.thenApply(reply -> {
+      return args;
+    }
+
+    List<Decision> decisions(byte[] reply) {
       List<Decision> decisions = new ArrayList<>(keys.length);
       for (int i = 0; i < keys.length; i++) {
         decisions.add(Args.reply(reply, i).decision(spaces.get(i).limit().capacity()));
       }
       return decisions;
-    });
+    }
   }
 
   private static boolean oneSlot(String[] keys) {
@@ -334,7 +355,6 @@ public final class RedisStore implements RateLimitStore {
     private Clock clock;
     private boolean coalescing = true;
     private int maxPending = DEFAULT_MAX_PENDING;
-    private Duration deadline;
     private Duration syncInterval = DEFAULT_SYNC_INTERVAL;
 
     private Builder() {}
@@ -398,8 +418,10 @@ public final class RedisStore implements RateLimitStore {
     }
 
     /**
-     * How long a decision may wait for Redis before it fails with
-     * {@link StoreUnavailableException} and the limit's failure policy decides. Default 250 ms.
+     * How long a script call may wait for Redis's answer, from when it is sent, before it fails
+     * with {@link StoreUnavailableException} and the limit's failure policy decides its requests
+     * and those waiting behind it. Default 250 ms. Time a request waits for its turn in the
+     * client (many callers at once) does not count: load is not a failure.
      */
     public Builder commandTimeout(Duration timeout) {
       if (timeout == null || timeout.isNegative() || timeout.isZero()) {
@@ -410,33 +432,19 @@ public final class RedisStore implements RateLimitStore {
     }
 
     /**
-     * The most decisions that may be pending on the store's connection at once, queued behind a
-     * script call or in one (default {@value #DEFAULT_MAX_PENDING}). A decision past it is not
-     * queued: it fails at once with {@link StoreUnavailableException}, so the limit's failure
-     * policy decides it and the limiter counts the store as unavailable. A decision keeps its
-     * place until its script call returns, even after its deadline. Without a bound, a slow Redis
-     * builds a queue whose every decision comes too late.
+     * The most asynchronous decisions that may be pending at once, queued behind a script call or
+     * in one (default {@value #DEFAULT_MAX_PENDING}). One past it is not queued: it fails at once
+     * with a {@link java.util.concurrent.RejectedExecutionException}, which is not a store
+     * failure (the store stays available, no failure policy decides): the callers ask faster than
+     * Redis answers, and the queue would otherwise grow without bound. A decision keeps its place
+     * until its script call returns. Synchronous decisions are not counted: each waits for its
+     * turn on its caller's thread, however many there are.
      */
     public Builder maxPending(int maxPending) {
       if (maxPending < 1) {
         throw new IllegalArgumentException("maxPending must be at least 1 but was " + maxPending);
       }
       this.maxPending = maxPending;
-      return this;
-    }
-
-    /**
-     * How long a decision may take in all, waiting behind other script calls included, before it
-     * fails with {@link StoreUnavailableException} and the limit's failure policy decides. Default:
-     * the {@link #commandTimeout command timeout}. A decision still queued at its deadline is
-     * never sent. Asynchronous decisions fail on the connection's timer, whose tick (10 ms when
-     * the store makes its client, Lettuce's default of 100 ms for the application's) adds to it.
-     */
-    public Builder deadline(Duration deadline) {
-      if (deadline == null || deadline.isNegative() || deadline.isZero()) {
-        throw new IllegalArgumentException("deadline must be positive but was " + deadline);
-      }
-      this.deadline = deadline;
       return this;
     }
 

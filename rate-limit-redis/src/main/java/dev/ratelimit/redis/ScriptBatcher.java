@@ -2,7 +2,6 @@ package dev.ratelimit.redis;
 
 import dev.ratelimit.StoreUnavailableException;
 import io.lettuce.core.cluster.SlotHash;
-import io.netty.util.Timeout;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,8 +20,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * per round trip instead of one per request, and many keys share calls too.
  *
  * <p>Every request holds a place in the store's {@link Backlog} from when it is taken on until
- * its call returns or it is dropped unsent: past the backlog's bound it is refused at once, and
- * past its deadline it fails, so the limit's failure policy decides.
+ * its call returns or it is dropped unsent. A request waits for its turn however many are queued
+ * ahead of it (load is back-pressure: a synchronous caller's thread blocks, asynchronous requests
+ * past the backlog's bound are refused); what fails it is its Redis failing: its call's command
+ * timeout, or the failure of the call it waits behind, which fails every request waiting in the
+ * lane at once, so that the limit's failure policy decides them.
  *
  * <p>A request is its Redis key, its window offset and its operation as the script reads them
  * ({@link RedisKeySpace} writes them); its reply is the decision as the script wrote it.
@@ -70,25 +72,26 @@ final class ScriptBatcher {
    * @param encoded {@code op count maxWait}, as the script reads it
    */
   Args.Answer decide(String redisKey, String offset, String encoded) {
-    if (!backlog.enter()) {
-      throw backlog.full();
-    }
-    long deadline = backlog.deadlineFromNow();
-    return await(submit(new Request(redisKey, offset, encoded, null)), deadline);
+    backlog.enter();
+    return await(submit(new Request(redisKey, offset, encoded, true)));
   }
 
-  /** The reply to one request, without waiting. */
+  /**
+   * The reply to one request, without waiting; failed at once with the backlog's
+   * {@link java.util.concurrent.RejectedExecutionException} when its bound on asynchronous
+   * requests is reached.
+   */
   CompletableFuture<Args.Answer> decideAsync(String redisKey, String offset, String encoded) {
-    if (!backlog.enter()) {
+    if (!backlog.enterAsync()) {
       return CompletableFuture.failedFuture(backlog.full());
     }
-    return submit(new Request(redisKey, offset, encoded, backlog)).reply;
+    return submit(new Request(redisKey, offset, encoded, false)).reply;
   }
 
   /** A synchronous caller's wait for its reply; if its call chose it, it then wakes the others. */
-  private Args.Answer await(Request request, long deadline) {
+  private Args.Answer await(Request request) {
     try {
-      return backlog.await(request.reply, deadline);
+      return backlog.await(request.reply);
     } finally {
       request.abandoned = true;
       Call call = request.handOut;
@@ -105,32 +108,25 @@ final class ScriptBatcher {
     final String offset;
     /** {@code op count maxWait}, as the script reads it: written on the caller's thread. */
     final String encoded;
-    /** Whether a thread blocks until the reply comes (the synchronous API): it times its own wait. */
+    /** Whether a thread blocks until the reply comes (the synchronous API). */
     final boolean waitedFor;
     /** Its decision as the script wrote it. */
     final CompletableFuture<Args.Answer> reply = new CompletableFuture<>();
-    /** Fails the reply of an asynchronous request at its deadline; {@code null} for a synchronous one. */
-    final Timeout expiry;
     /** Set before {@link #reply} completes when this request's thread is to wake the others of its call. */
     volatile Call handOut;
     /** Set once its thread no longer waits (it has its reply, or gave up). */
     volatile boolean abandoned;
 
-    /** @param expiring the backlog that fails it at its deadline, or {@code null} when a thread waits for it */
-    Request(String redisKey, String offset, String encoded, Backlog expiring) {
+    Request(String redisKey, String offset, String encoded, boolean waitedFor) {
       this.redisKey = redisKey;
       this.offset = offset;
       this.encoded = encoded;
-      this.waitedFor = expiring == null;
-      this.expiry = expiring == null ? null : expiring.expireLater(reply);
+      this.waitedFor = waitedFor;
     }
 
     /** Done with its place in the backlog: its call returned, or it is dropped unsent. */
     void leave(Backlog backlog) {
-      if (expiry != null) {
-        expiry.cancel();
-      }
-      backlog.leave();
+      backlog.leave(!waitedFor);
     }
   }
 
@@ -292,6 +288,14 @@ final class ScriptBatcher {
    * it only puts together what the callers' threads have prepared, in arrays sized once.
    */
   private void send(Lane lane, Flight flight) {
+    try {
+      call(lane, flight);
+    } catch (Throwable e) { // nothing thrown here may leave the lane with a call in flight that never returns
+      returned(lane, flight, flight.requests, null, e);
+    }
+  }
+
+  private void call(Lane lane, Flight flight) {
     Request[] batch = flight.requests;
     Request[] ordered;
     String[] keys;
@@ -419,15 +423,16 @@ final class ScriptBatcher {
 
   /**
    * After a call ({@code ended}, as it was sent): the lane's waiting requests go in the next
-   * calls, as many as may start, but for those already past their deadline, which are dropped
-   * unsent. A call beside one still in flight takes the waiting requests up to the first on a
-   * key that one holds (the rest wait for it, in order). When Redis is unavailable they fail at
-   * once with the same cause, rather than each waiting out its own deadline.
+   * calls, as many as may start, but for those already answered (a synchronous caller
+   * interrupted while it waited), which are dropped unsent. A call beside one still in flight
+   * takes the waiting requests up to the first on a key that one holds (the rest wait for it, in
+   * order). When Redis is unavailable they fail at once with the same cause, rather than each
+   * being sent to wait out a command timeout of its own.
    */
   private void next(Lane lane, Flight ended, StoreUnavailableException unavailable) {
     Flight batch = null;
     Flight second = null; // when the lane emptied and more than a batch waits
-    List<Request> dropped = null; // requests past their deadline: rare, so made only when one is
+    List<Request> dropped = null; // requests already answered: rare, so made only when one is
     synchronized (lane) {
       lane.ended(ended);
       ArrayDeque<Request> waiting = lane.waiting;
@@ -452,9 +457,9 @@ final class ScriptBatcher {
         }
         if (n == 0) {
           if (beside != null) {
-            break; // only late requests taken: the rest wait for the call beside
+            break; // only answered requests taken: the rest wait for the call beside
           }
-          continue; // only late requests taken: the lane is empty, so look again
+          continue; // only answered requests taken: the lane is empty, so look again
         }
         Flight started = lane.started(n < taken.length ? Arrays.copyOf(taken, n) : taken);
         if (batch == null) {

@@ -31,13 +31,13 @@
  * {@link dev.ratelimit.StoreUnavailableException}, and the limiter applies each limit's failure
  * policy; a script error is an {@link java.lang.IllegalStateException} naming the script.
  *
- * <h2>Overload</h2>
- * A slow Redis sheds instead of queueing: at most {@code maxPending} decisions (default 1000)
- * are pending on the store's connection at once, queued behind a script call or in one, and
- * each has its answer within its {@code deadline} (queue time included; default the command
- * timeout). Past either, the decision fails at once with
- * {@link dev.ratelimit.StoreUnavailableException}, exactly as if Redis were down: the limit's
- * failure policy decides it, and the limiter counts the store as unavailable. A decision still
- * queued at its deadline is never sent; one already sent keeps its place until its call returns.
+ * <h2>Load</h2>
+ * Many callers at once are not a failure: their requests wait for their turn in the client,
+ * coalesced into script calls, and Redis decides every one (a synchronous caller's thread
+ * blocks). The command timeout measures Redis alone, from when a call is sent: a call past it
+ * fails, and so do the requests waiting behind it, at once, so the failure policy still decides
+ * within it when Redis is slow or down. At most {@code maxPending} asynchronous requests (default
+ * 10,000) are pending at once; one past that is refused with a
+ * {@link java.util.concurrent.RejectedExecutionException}, which is not a store failure.
  */
 package dev.ratelimit.redis;

@@ -273,10 +273,10 @@ class CoalescingIT {
   }
 
   /**
-   * Whether {@code count} noted threads park on their replies' deadlines: a thread parks only
-   * once its request is taken on, and sent or held.
+   * Whether {@code count} noted threads park waiting for their replies: a thread parks only once
+   * its request is taken on, and sent or held.
    */
   private static boolean parked(Queue<Thread> threads, int count) {
-    return threads.size() == count && threads.stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING);
+    return threads.size() == count && threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING);
   }
 }

@@ -216,8 +216,8 @@ class TwoCallsInFlightIT {
       server.call("CLIENT", "PAUSE", "30000", "WRITE");
       Decision byPolicy = limiter.limitAsync("zombie", "k", 1).toCompletableFuture().get(10, TimeUnit.SECONDS);
       assertThat(byPolicy.remaining()).as("open: admitted by the policy, not by Redis").isEqualTo(10);
-      // that was the request's deadline; the call's command timeout (a timer tick apart) too:
-      // before it, the call may still be sent again and decided by Redis, as any call in flight
+      // that was the call's command timeout, which gave its place back: before it, the call
+      // might still have been sent again and decided by Redis, as any call in flight
       await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.store.backlog().pending() == 0);
       server.call("CLIENT", "UNPAUSE");
       // its FCALL answered (Function not found), and what that answer set off is on the wire
@@ -386,7 +386,7 @@ class TwoCallsInFlightIT {
           return limiter.limit("interrupted", "k", 1);
         });
         await().atMost(Duration.ofSeconds(10)).until(() -> waiting.size() == 1
-            && waiting.peek().getState() == Thread.State.TIMED_WAITING && dispatched.store.backlog().pending() == 2);
+            && waiting.peek().getState() == Thread.State.WAITING && dispatched.store.backlog().pending() == 2);
         waiting.peek().interrupt();
         Decision byPolicy = second.get(10, TimeUnit.SECONDS);
         assertThat(byPolicy.remaining()).as("open: admitted by the policy, not by Redis").isEqualTo(10);
@@ -423,7 +423,7 @@ class TwoCallsInFlightIT {
     List<CompletableFuture<Decision>> async = List.of(limiter.limitAsync(name, "c", 1).toCompletableFuture(),
         limiter.limitAsync(name, "b", 1).toCompletableFuture());
     await().atMost(Duration.ofSeconds(10)).until(() -> threads.size() == 4
-        && threads.stream().allMatch(t -> t.getState() == Thread.State.TIMED_WAITING)
+        && threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING)
         && dispatched.store.backlog().pending() == 6);
     assertThat(dispatched.scriptCalls.get()).as("two calls in flight, the rest waiting").isEqualTo(before + 2);
     return new InFlight(dispatched, limiter, name, pool, sync, async);

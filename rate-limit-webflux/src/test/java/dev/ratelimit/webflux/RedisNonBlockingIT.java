@@ -3,6 +3,7 @@ package dev.ratelimit.webflux;
 import static dev.ratelimit.webflux.Http.seen;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.DecisionListener;
 import dev.ratelimit.redis.RedisServer;
 import dev.ratelimit.spring.RateLimited;
 import java.net.URI;
@@ -12,7 +13,11 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -33,7 +38,9 @@ import reactor.core.publisher.Mono;
 /**
  * The Redis store under WebFlux with BlockHound installed before the application starts: a
  * blocking call on a Netty event loop is an error, so the filter's and the annotation's
- * decisions reaching a real redis-server prove they never block it. A canary endpoint that does
+ * decisions reaching a real redis-server prove they never block it, nor does handing each
+ * decision from Lettuce's event loop to the limiter's listener thread (the application has a
+ * {@link DecisionListener}, which never runs on Lettuce's threads). A canary endpoint that does
  * block shows BlockHound is watching.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, classes = RedisNonBlockingIT.App.class,
@@ -63,6 +70,10 @@ class RedisNonBlockingIT {
     REDIS = RedisServer.start();
   }
 
+  /** What the application's listener heard, per limit, and on which threads. */
+  private static final Map<String, AtomicInteger> HEARD = new ConcurrentHashMap<>();
+  private static final Set<String> LISTENED_ON = ConcurrentHashMap.newKeySet();
+
   @LocalServerPort
   int port;
 
@@ -83,6 +94,16 @@ class RedisNonBlockingIT {
     @Bean
     SecurityWebFilterChain security(ServerHttpSecurity http) {
       return http.authorizeExchange(exchanges -> exchanges.anyExchange().permitAll()).build();
+    }
+
+    /** The application's own listener: the limiter tells it of every decision, none by a policy here. */
+    @Bean
+    DecisionListener heard() {
+      return (limit, decision, fallback) -> {
+        HEARD.computeIfAbsent(limit + (fallback == null ? "" : " by " + fallback), l -> new AtomicInteger())
+            .incrementAndGet();
+        LISTENED_ON.add(Thread.currentThread().getName());
+      };
     }
 
     @RestController
@@ -143,6 +164,7 @@ class RedisNonBlockingIT {
 
   @Test
   void filter_decidesOnRedisWithoutBlocking_exactlyCapacityOfConcurrentRequests() throws Exception {
+    int heardBefore = HEARD.computeIfAbsent("api", l -> new AtomicInteger()).get();
     HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
@@ -160,6 +182,14 @@ class RedisNonBlockingIT {
     assertThat(admitted).isEqualTo(10);
     assertThat(denied).isEqualTo(30);
     assertThat(REDIS.command("EXISTS", "ratelimit:{api:concurrent}")).isEqualTo(":1");
+    assertThat(HEARD.get("api").get() - heardBefore).as("each decision heard once, by the time its answer is written")
+        .isEqualTo(40);
+    assertThat(HEARD).as("none decided by a failure policy")
+        .allSatisfy((limit, count) -> assertThat(limit).doesNotContain(" by "));
+    // heard on the limiter's listener thread, or on the caller's when Redis had answered before
+    // its call returned; never on a thread of Lettuce's or the store's timer
+    assertThat(LISTENED_ON).as("threads the listener ran on").contains("ratelimit-listener")
+        .noneMatch(name -> name.startsWith("lettuce-") || name.startsWith("ratelimit-redis"));
   }
 
   @Test

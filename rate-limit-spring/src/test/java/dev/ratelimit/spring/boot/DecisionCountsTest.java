@@ -102,4 +102,17 @@ class DecisionCountsTest {
     assertThat(Listeners.of(List.of())).isNull();
     assertThat(Listeners.of(List.of(first))).isSameAs(first);
   }
+
+  @Test
+  void listeners_anErrorInOne_stopsNoneAfterIt_andShadowDenialsReachEach() {
+    DecisionCounts first = new DecisionCounts(List.of("api"));
+    DecisionCounts last = new DecisionCounts(List.of("api"));
+    DecisionListener broken = (limit, decision, fallback) -> {
+      throw new StackOverflowError("an Error of the listener's");
+    };
+    DecisionListener all = Listeners.of(List.of(first, broken, last));
+    assertThatThrownBy(() -> all.onDecision("api", ALLOWED, null, true)).isInstanceOf(StackOverflowError.class);
+    assertThat(first.counts("api").shadowDenied()).isEqualTo(1);
+    assertThat(last.counts("api").shadowDenied()).as("after the Error, as a shadow denial").isEqualTo(1);
+  }
 }
