@@ -66,7 +66,7 @@ public abstract class ObjectAlgorithm<S> {
    */
   public final S take(S state, long now, double count) {
     double units = Math.min(count, level(state, now) + debtBound);
-    return units > 0 ? consume(state, now, units) : state;
+    return units > tolerance ? consume(state, now, units) : state; // float noise at the bound takes nothing
   }
 
   /** Milliseconds until the key is back to its full, fresh state (0: it is, and may be dropped). */

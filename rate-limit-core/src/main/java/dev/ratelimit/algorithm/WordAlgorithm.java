@@ -88,7 +88,9 @@ public abstract class WordAlgorithm {
   private double take(double state, long stamp, double count, long now) {
     double level = level(state, stamp, now);
     double after = Math.max(level - count, Math.min(level, -debtBound));
-    return after < level ? withLevel(state, stamp, now, after) : Double.NaN;
+    // within the tolerance of the level, nothing is taken: a key at the bound but for float noise
+    // stays as it is, its stamp too
+    return Rules.reaches(after, level, tolerance) ? Double.NaN : withLevel(state, stamp, now, after);
   }
 
   /**

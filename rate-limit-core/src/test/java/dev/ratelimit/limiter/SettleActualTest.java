@@ -151,6 +151,33 @@ class SettleActualTest {
     assertThat(limiter.limit("tokens", "u", 10).allowed()).isTrue();
   }
 
+  /**
+   * A fractional rate leaves a reserved key a hair off its debt bound; a take there must take
+   * nothing and write nothing, or the window it wrote would begin a fresh count.
+   */
+  @Test
+  void take_atTheDebtBoundButForFloatNoise_takesNothing_andKeepsTheWindow() {
+    ManualClock clock = new ManualClock(1_600_000_000_502L);
+    RateLimiter limiter = RateLimiter.builder().clock(clock)
+        .limit("tokens", "fixed-window rate=0.51 period=1s start=1970-01-01T00:00:00.101Z").build();
+    limiter.limit("tokens", "u", 0);
+    limiter.limit("tokens", "u", 0);
+    clock.advanceMillis(1_248);
+    limiter.limit("tokens", "u", 0);
+    clock.advanceMillis(2_000);
+    assertThat(limiter.reserve("tokens", "u", 1.53).allowed()).isTrue();
+    clock.advanceMillis(101);
+    limiter.limit("tokens", "u", 0);
+    clock.advanceMillis(20);
+    limiter.limit("tokens", "u", 0);
+    clock.advanceMillis(230); // a new window: half the debt is left, one capacity, the bound
+    assertThat(limiter.take("tokens", "u", 1.0).remaining()).isCloseTo(-0.51, within(1e-9));
+    clock.advanceMillis(-1_000);
+    assertThat(limiter.reserve("tokens", "u", 0).remaining())
+        .as("the reservation's debt, unchanged by the take")
+        .isCloseTo(-1.02, within(1e-9));
+  }
+
   @Test
   void take_onASlidingLog_countsAboveTheRateUntilItSlidesOut() {
     RateLimiter limiter = limiter("sliding-log rate=10 period=1m");

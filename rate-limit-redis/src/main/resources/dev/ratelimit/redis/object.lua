@@ -35,7 +35,7 @@ local function object_apply(L, state, _, _, op, count, max_wait, now)
     -- a check for 0 units
     local units = min(count, L.alg.level(L, state, now) + L.capacity)
     local next_state = state
-    if units > 0 then
+    if units > L.tol then -- float noise at the bound takes nothing
       next_state = L.alg.consume(L, state, now, units)
     end
     local allowed, remaining, retry_after, reset_after = object_apply(L, next_state, nil, nil, 'c', 0, 0, now)

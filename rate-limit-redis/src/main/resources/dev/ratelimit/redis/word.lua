@@ -132,7 +132,7 @@ local function word_apply(L, word, stamp, base, op, count, max_wait, now)
     -- written when nothing is taken (a key at the bound, or deeper by a reservation)
     local lvl = alg.level(L, word, stamp, t)
     local after = java_max(lvl - count, min(lvl, -L.debt))
-    if after < lvl then
+    if not reaches(after, lvl, L.tol) then -- float noise at the bound takes nothing
       next_word = alg.with_level(L, word, stamp, t, after)
     end
   end
