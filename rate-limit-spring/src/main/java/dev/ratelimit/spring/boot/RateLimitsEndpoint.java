@@ -60,7 +60,7 @@ public class RateLimitsEndpoint {
           decided.allowed(), decided.denied(), decided.fallbackAllowed() + decided.fallbackDenied(),
           decided.shadowDenied()));
     });
-    return new Report(RateLimitHealthIndicator.storeName(limiter), limiter.storeAvailable(), limits);
+    return new Report(RateLimitHealth.storeName(limiter), limiter.storeAvailable(), limits);
   }
 
   /** The key's state, consuming nothing and not counted as a decision; 404 for an unknown limit. */
