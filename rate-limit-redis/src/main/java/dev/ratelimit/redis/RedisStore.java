@@ -92,7 +92,12 @@ public final class RedisStore implements RateLimitStore {
     this.timer = connected.timer();
   }
 
+  /**
+   * A builder. Checks the Lettuce on the class path first: the store needs 6.3.0 or later, and
+   * an older one is an {@link IllegalStateException} naming the version found and that minimum.
+   */
   public static Builder builder() {
+    LettuceRequirement.check();
     return new Builder();
   }
 

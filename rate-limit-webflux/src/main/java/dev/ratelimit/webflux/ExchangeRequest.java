@@ -38,8 +38,7 @@ record ExchangeRequest(ServerWebExchange exchange, Principal user, MultiValueMap
 
   @Override
   public List<String> headers(String name) {
-    List<String> lines = exchange.getRequest().getHeaders().get(name);
-    return lines == null ? List.of() : lines;
+    return SpringHeaders.values(exchange.getRequest().getHeaders(), name);
   }
 
   /** A query parameter, else a field of a form body. */

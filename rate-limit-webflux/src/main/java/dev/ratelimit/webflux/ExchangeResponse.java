@@ -21,7 +21,7 @@ final class ExchangeResponse implements Response {
 
   @Override
   public boolean containsHeader(String name) {
-    return response.getHeaders().containsHeader(name);
+    return SpringHeaders.contains(response.getHeaders(), name);
   }
 
   @Override

@@ -90,7 +90,7 @@ public final class RateLimitAutoConfiguration {
     return builder.build();
   }
 
-  /** {@code rateLimit} in {@code /actuator/health}. */
+  /** {@code rateLimit} in {@code /actuator/health} on Spring Boot 4 (Boot 3's: rate-limit-spring-boot3). */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(HealthIndicator.class)
   static class Health {
@@ -98,8 +98,7 @@ public final class RateLimitAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "rateLimitHealthIndicator")
     RateLimitHealthIndicator rateLimitHealthIndicator(RateLimiter limiter, RateLimitProperties properties) {
-      return new RateLimitHealthIndicator(limiter, properties.getStoreFailure(),
-          properties.getHealth().isDownWhenStoreUnavailable());
+      return new RateLimitHealthIndicator(new RateLimitHealth(limiter, properties));
     }
   }
 

@@ -8,13 +8,18 @@ import org.springframework.boot.diagnostics.FailureAnalyzer;
 /**
  * Turns a rate limit configuration error at startup into one paragraph: a bad spec in
  * {@code ratelimit.limits}, an invalid limit name, an annotation naming an unknown limit, a bad
- * SpEL expression or wait, a missing fallback.
+ * SpEL expression or wait, a missing fallback, a Spring line this project does not run on.
  */
 public final class RateLimitFailureAnalyzer implements FailureAnalyzer {
 
   @Override
   public FailureAnalysis analyze(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof SupportedVersions.UnsupportedVersionException version) {
+        return new FailureAnalysis(version.getMessage() + ".",
+            "Move the application to a supported line (Spring Boot 3.5 or later), or set ratelimit.enabled=false "
+                + "to leave rate limiting off.", cause);
+      }
       if (cause instanceof InvalidLimitSpecException spec) {
         return new FailureAnalysis("A rate limit spec is invalid: " + spec.getMessage(),
             "Fix the spec in ratelimit.limits (syntax: KIND name=value ..., such as "

@@ -22,12 +22,15 @@ import org.springframework.context.annotation.Bean;
  * <p>Apart from {@link RateLimitAutoConfiguration} and after Boot's metrics auto-configurations,
  * as Resilience4j's {@code RateLimiterMetricsAutoConfiguration}: {@code @ConditionalOnBean}
  * sees only registries defined before it, and Boot makes its own there. Before the limiter's,
- * so that the latency timer exists when the limiter is built. Named by string, so that this
- * module needs no Boot metrics module to compile.
+ * so that the latency timer exists when the limiter is built. Named by string, for both Boot
+ * generations (Boot 4 moved them to its micrometer-metrics module; a name that is absent orders
+ * nothing), so that this module needs no Boot metrics module to compile.
  */
 @AutoConfiguration(afterName = {
     "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
-    "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"},
+    "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+    "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
+    "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"},
     before = RateLimitAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnClass(MeterRegistry.class)

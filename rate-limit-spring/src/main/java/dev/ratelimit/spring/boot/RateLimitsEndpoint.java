@@ -73,7 +73,7 @@ public class RateLimitsEndpoint {
           decided.allowed(), decided.denied(), decided.fallbackAllowed() + decided.fallbackDenied(),
           decided.shadowDenied()));
     });
-    return new Report(RateLimitHealthIndicator.storeName(limiter), limiter.storeAvailable(), limits);
+    return new Report(RateLimitHealth.storeName(limiter), limiter.storeAvailable(), limits);
   }
 
   /** The key the GET of {@code {limit}/{key}} answers with the limit's heaviest keys instead. */

@@ -16,5 +16,10 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
     "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration",
     "org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration",
     "org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration",
-    "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration"})
+    "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration",
+    // the same on Spring Boot 3, for the compat modules that run these tests there
+    "org.springframework.boot.autoconfigure.security.servlet.SecurityAutoConfiguration",
+    "org.springframework.boot.autoconfigure.security.servlet.UserDetailsServiceAutoConfiguration",
+    "org.springframework.boot.autoconfigure.security.servlet.SecurityFilterAutoConfiguration",
+    "org.springframework.boot.actuate.autoconfigure.security.servlet.ManagementWebSecurityAutoConfiguration"})
 @interface AppWithoutSecurity {}

@@ -165,7 +165,7 @@ class RateLimitAutoConfigurationTest {
       assertThat(decisions(registry, "allowed", "store")).isEqualTo(2);
       assertThat(decisions(registry, "denied", "store")).isEqualTo(1);
       assertThat(registry.get("ratelimit.store.latency").timer().count()).isEqualTo(3);
-      assertThat(RateLimitHealthIndicator.storeName(context.getBean(RateLimiter.class)))
+      assertThat(RateLimitHealth.storeName(context.getBean(RateLimiter.class)))
           .isEqualTo("RemoteInMemoryStore");
     });
   }
