@@ -15,6 +15,8 @@ package dev.ratelimit;
  *
  * <p>Keep it fast and non-blocking: it runs inside every request. If it throws, the exception is
  * ignored (the first one is logged) and the decision stands.
+ *
+ * @since 1.0
  */
 @FunctionalInterface
 public interface DecisionListener {

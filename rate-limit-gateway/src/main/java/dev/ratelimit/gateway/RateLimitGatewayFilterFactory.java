@@ -16,6 +16,8 @@ import org.springframework.cloud.gateway.filter.factory.AbstractGatewayFilterFac
  * limit ({@code ratelimit.limits.*}) from its key's bucket, with the WebFlux filter's contract
  * (docs/design.md §6): keys as in the rules, the rate limit headers, and the 429 with
  * {@code Retry-After} and the problem body. Checked when the route is built.
+ *
+ * @since 1.0
  */
 public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<RateLimitGatewayFilterFactory.Config> {
   private final RateLimiter limiter;

@@ -48,6 +48,8 @@ import java.util.concurrent.CompletableFuture;
  * the connection at once, and each has its answer within its {@link Builder#deadline} (queue time
  * included, default the command timeout). A decision past either fails at once with
  * {@link StoreUnavailableException}, as if Redis were down.
+ *
+ * @since 1.0
  */
 public final class RedisStore implements RateLimitStore {
   /** The default key prefix. */

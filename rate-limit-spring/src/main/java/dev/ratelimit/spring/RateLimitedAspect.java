@@ -24,6 +24,8 @@ import org.springframework.beans.factory.BeanFactory;
  *
  * <p>Put around the annotated methods by {@link RateLimitedAdvisor}, not by an AspectJ pointcut
  * (that class says why).
+ *
+ * @since 1.0
  */
 public class RateLimitedAspect {
   private final RateLimiter limiter;

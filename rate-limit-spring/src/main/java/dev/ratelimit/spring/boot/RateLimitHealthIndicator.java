@@ -12,6 +12,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * it does not, the details say so and which failure policy the limits follow, and the status is
  * UP (the limits keep working by policy) unless {@code ratelimit.health.down-when-store-unavailable}.
  * It reads the limiter's view of the store, made by the decisions themselves, and sends nothing.
+ *
+ * @since 1.0
  */
 public final class RateLimitHealthIndicator implements HealthIndicator {
   private final RateLimiter limiter;

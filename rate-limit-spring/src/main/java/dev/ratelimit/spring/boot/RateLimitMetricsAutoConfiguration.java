@@ -24,6 +24,8 @@ import org.springframework.context.annotation.Bean;
  * sees only registries defined before it, and Boot makes its own there. Before the limiter's,
  * so that the latency timer exists when the limiter is built. Named by string, so that this
  * module needs no Boot metrics module to compile.
+ *
+ * @since 1.0
  */
 @AutoConfiguration(afterName = {
     "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",

@@ -18,6 +18,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * {@code /actuator/ratelimits}: every limit with its spec, the store, and its decisions so far (counted by the limiter's listener, {@link DecisionCounts});
  * {@code /actuator/ratelimits/{limit}/{key}}: one key's state (GET, consuming nothing) and its
  * reset (DELETE: the "unlock this user" of an operator).
+ *
+ * @since 1.0
  */
 @Endpoint(id = "ratelimits")
 public class RateLimitsEndpoint {

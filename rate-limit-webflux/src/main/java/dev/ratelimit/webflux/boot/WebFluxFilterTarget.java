@@ -15,6 +15,8 @@ import org.springframework.web.server.ServerWebExchange;
  * {@code ratelimit.*} onto a {@link RateLimitWebFilter.Builder} ({@link FilterRules} reads it): the
  * WebFlux filter's rules, and the settings of a gateway route's filter. Rule expressions see
  * {@code #exchange}, {@code #request} (its {@code ServerHttpRequest}) and {@code #principal}.
+ *
+ * @since 1.0
  */
 public final class WebFluxFilterTarget
     extends FilterRules.BuilderTarget<RateLimitWebFilter.Builder, RateLimitWebFilter> {
