@@ -8,6 +8,8 @@ import java.util.concurrent.TimeUnit;
  * Where decisions read the time: epoch milliseconds that never go back ({@link #system()}, or
  * {@link #coarse()} to read it cheaper and slightly late), or a {@link ManualClock} that tests
  * drive. Read once per decision.
+ *
+ * @since 1.0
  */
 public interface Clock {
 

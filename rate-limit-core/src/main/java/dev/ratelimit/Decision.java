@@ -13,6 +13,7 @@ import java.time.Duration;
  *     rounded up, at which the same request would be admitted if nothing else happened (for an
  *     admitted reserve: the wait before the reserved work may run)
  * @param resetAfterMillis time from now, rounded up, until the key is back to its full, fresh state
+ * @since 1.0
  */
 public record Decision(boolean allowed, double remaining, double limit, long retryAfterMillis,
     long resetAfterMillis) {

@@ -20,6 +20,8 @@ package dev.ratelimit;
  * synchronous caller waits for it, and callers starting asynchronous decisions faster than it
  * hears them are slowed down to its pace. Whatever it throws (an {@code Error} too) is caught,
  * logged at most once a minute, and the decision stands, with the units it took.
+ *
+ * @since 1.0
  */
 @FunctionalInterface
 public interface DecisionListener {

@@ -1,6 +1,10 @@
 package dev.ratelimit;
 
-/** What a limit does while a remote store cannot be reached. */
+/**
+ * What a limit does while a remote store cannot be reached.
+ *
+ * @since 1.0
+ */
 public enum FailurePolicy {
   /** Admit every request. */
   OPEN,

@@ -13,6 +13,7 @@ import java.util.Optional;
  * @param start where windows are aligned; {@link #EPOCH} unless set
  * @param randomPhase gives each key its own phase instead of {@code start}
  * @param failure the policy while a remote store is down; {@code null}: the store's
+ * @since 1.0
  */
 public record FixedWindow(double rate, Duration period, double capacity, double maxReserved, int shards,
     Instant start, boolean randomPhase, FailurePolicy failure, LimitMode mode) implements Limit {

@@ -13,6 +13,7 @@ import java.util.Optional;
  * @param failure the policy while a remote store is down; {@code null}: the store's
  * @param lease units a node of a remote store takes at once and admits from locally (0: none;
  *     docs/design.md §4.3.3); the in-memory store has nothing to lease and ignores it
+ * @since 1.0
  */
 public record Gcra(double rate, Duration period, double capacity, double maxReserved, int shards,
     FailurePolicy failure, LimitMode mode, double lease) implements Limit {

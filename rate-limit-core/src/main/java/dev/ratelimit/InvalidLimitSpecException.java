@@ -4,6 +4,8 @@ package dev.ratelimit;
  * A limit spec that can't be read. The message names the spec, the bad token and what is
  * allowed, e.g. {@code unknown parameter 'burst' in "gcra rate=5 period=1s burst=3"; allowed:
  * rate, period, capacity, maxReserved, shards, failure}.
+ *
+ * @since 1.0
  */
 public class InvalidLimitSpecException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;

@@ -5,13 +5,15 @@ import java.util.Optional;
 
 /**
  * How many units a key may spend over time: one of six kinds, each an immutable record that
- * checks its own values. {@link #toString()} gives the spec (docs/design.md §5) that {@link #parse}
- * reads back.
+ * checks its own values. Its {@code toString()} gives the spec (docs/design.md §5) that
+ * {@link #parse} reads back.
  *
  * <pre>{@code
  * Limit api = Limit.parse("token-bucket rate=100 period=1m capacity=20");
  * Limit same = Limit.tokenBucket(100, Duration.ofMinutes(1)).withCapacity(20);
  * }</pre>
+ *
+ * @since 1.0
  */
 public sealed interface Limit permits TokenBucket, Gcra, FixedWindow, SlidingWindow, SlidingLog, Quota {
 

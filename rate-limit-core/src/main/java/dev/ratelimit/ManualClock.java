@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A clock that moves only when told to, for tests and the simulator. It may be set backwards.
  * Sleeping on it advances it, so code that waits for its turn runs at once and tests never sleep.
+ *
+ * @since 1.0
  */
 public final class ManualClock implements Clock {
   private final AtomicLong millis;

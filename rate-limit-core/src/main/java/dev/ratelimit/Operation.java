@@ -1,6 +1,10 @@
 package dev.ratelimit;
 
-/** What a store does with one request on one key. */
+/**
+ * What a store does with one request on one key.
+ *
+ * @since 1.0
+ */
 public enum Operation {
   /** Consume the count if admitted; a denial changes nothing. */
   LIMIT,

@@ -8,6 +8,8 @@ import java.util.Optional;
 /**
  * {@code rate} units per calendar day, ISO week (from Monday) or month at a fixed UTC offset;
  * nothing comes back before the period ends and nothing carries over.
+ *
+ * @since 1.0
  */
 public record Quota(double rate, Cadence cadence, ZoneOffset offset, FailurePolicy failure, LimitMode mode) implements Limit {
 

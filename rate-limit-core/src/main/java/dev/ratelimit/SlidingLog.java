@@ -6,6 +6,8 @@ import java.util.Optional;
 /**
  * Exactly {@code rate} units in any rolling {@code period}: every admitted request is logged
  * and stops counting {@code period} after its time. Exact, at a memory cost per request.
+ *
+ * @since 1.0
  */
 public record SlidingLog(double rate, Duration period, FailurePolicy failure, LimitMode mode) implements Limit {
 

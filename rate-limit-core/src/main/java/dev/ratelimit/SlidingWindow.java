@@ -7,6 +7,8 @@ import java.util.Optional;
  * {@code rate} units per rolling {@code period}, counted in {@code buckets} sub-windows; the
  * sub-window sliding out counts with a weight that falls linearly, so there is no burst at
  * window boundaries. The capacity is the rate.
+ *
+ * @since 1.0
  */
 public record SlidingWindow(double rate, Duration period, int buckets, FailurePolicy failure, LimitMode mode) implements Limit {
 

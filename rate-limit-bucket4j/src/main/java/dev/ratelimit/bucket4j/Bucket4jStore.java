@@ -33,6 +33,8 @@ import java.util.function.Function;
  * proxy manager's (its client clock, or the backend's); {@link #timeMeter(Clock)} makes a client
  * clock of a rate-limit {@link Clock}. See this module's README for every way the decisions
  * differ from the in-memory store's.
+ *
+ * @since 1.0
  */
 public final class Bucket4jStore implements RateLimitStore {
   private final Buckets buckets;

@@ -7,6 +7,8 @@ import java.util.List;
  * The outcome of an all-or-nothing call over several limits: one decision per {@link LimitCall},
  * in the same order. When denied, nothing was consumed on any limit and each decision shows that
  * limit's current level.
+ *
+ * @since 1.0
  */
 public record Decisions(List<LimitCall> calls, List<Decision> decisions) {
 

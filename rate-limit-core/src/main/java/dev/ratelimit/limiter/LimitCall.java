@@ -5,6 +5,8 @@ import java.util.Objects;
 /**
  * One part of an all-or-nothing {@link RateLimiter#limitAll} call: a named limit, a key, a count
  * and the plan whose spec applies ({@code null}: the default plan).
+ *
+ * @since 1.0
  */
 public record LimitCall(String limit, String key, double count, String plan) {
 

@@ -14,6 +14,8 @@ import java.util.concurrent.CompletionStage;
  * NamedLimiter api = limiter.named("api");
  * if (!api.admit(clientId)) { ... }
  * }</pre>
+ *
+ * @since 1.0
  */
 public final class NamedLimiter {
   private final String name;

@@ -32,6 +32,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Settles once: later calls do nothing. A denied charge took nothing and settles to nothing;
  * so does an admission by a shadow limit's would-be denial or by the {@code open} failure policy.
  * A settlement is not a decision: the {@code DecisionListener} does not hear it.
+ *
+ * @since 1.0
  */
 public final class PendingCharge {
   private final BoundLimit bound;

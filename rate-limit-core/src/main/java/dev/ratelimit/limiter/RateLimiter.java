@@ -39,6 +39,8 @@ import java.util.regex.Pattern;
  * <p>The key may be empty: one global bucket for the limit. A count must be a finite number, 0 or
  * more, and within what the limit could ever admit; anything else is an
  * {@link IllegalArgumentException} naming the limit, the count and the bound.
+ *
+ * @since 1.0
  */
 public final class RateLimiter implements AutoCloseable {
   private static final Pattern NAME = Pattern.compile("[a-z0-9-]+");
@@ -491,7 +493,7 @@ public final class RateLimiter implements AutoCloseable {
    * Puts {@code spec} in force for a named limit's default plan while the limiter serves.
    *
    * @return the limit it replaced
-   * @throws InvalidLimitSpecException for a bad spec; nothing changes
+   * @throws dev.ratelimit.InvalidLimitSpecException for a bad spec; nothing changes
    * @see #replace(String, String, Limit)
    */
   public Limit replace(String name, String spec) {
@@ -513,8 +515,8 @@ public final class RateLimiter implements AutoCloseable {
    *
    * @return the limit it replaced
    * @throws IllegalArgumentException for an unknown limit or a plan not configured for it
-   * @throws StoreUnavailableException when a store that shares changes between nodes can't take
-   *     it (Redis with synced limits, DESIGN.md §4.3.2); nothing changes
+   * @throws dev.ratelimit.StoreUnavailableException when a store that shares changes between nodes can't take
+   *     it (Redis with synced limits, docs/design.md §4.3.2); nothing changes
    * @throws IllegalStateException for a default plan whose state plans share, by a limit they
    *     can't carry over to (replace those plans first)
    */
@@ -572,7 +574,7 @@ public final class RateLimiter implements AutoCloseable {
 
   /**
    * Whether the store answers. While it doesn't, every limit follows its failure policy:
-   * {@code open} admits, {@code closed} throws {@link StoreUnavailableException}, {@code local}
+   * {@code open} admits, {@code closed} throws {@link dev.ratelimit.StoreUnavailableException}, {@code local}
    * decides on an in-memory store. For health checks and metrics.
    */
   public boolean storeAvailable() {
@@ -762,7 +764,7 @@ public final class RateLimiter implements AutoCloseable {
     /**
      * Adds a named limit from a spec (docs/design.md §5).
      *
-     * @throws InvalidLimitSpecException naming the spec, the bad token and what is allowed
+     * @throws dev.ratelimit.InvalidLimitSpecException naming the spec, the bad token and what is allowed
      * @throws IllegalArgumentException if the name is not kebab-case or is already used
      */
     public Builder limit(String name, String spec) {

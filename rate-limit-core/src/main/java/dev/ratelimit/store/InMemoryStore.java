@@ -28,6 +28,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * per cell), which a returning key starts from: forgetting a key never admits more than keeping
  * it would have; a key whose cells all collide with more used keys may be denied more. The
  * sketch forgets nothing on {@code reset}: a key reset while evicted may return with its usage.
+ *
+ * @since 1.0
  */
 public final class InMemoryStore implements RateLimitStore {
   /** The default bound on keys over all limits: about 80 MB of state at most, keys aside. */

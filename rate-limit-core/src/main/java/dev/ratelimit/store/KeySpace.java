@@ -9,6 +9,8 @@ import java.util.concurrent.CompletionStage;
 /**
  * The keys of one bound limit in one store. Callers have already checked the count (finite,
  * 0 or more, within what the limit can ever admit); the empty key is the limit's global bucket.
+ *
+ * @since 1.0
  */
 public interface KeySpace {
 

@@ -14,6 +14,8 @@ import java.util.concurrent.CompletionStage;
  * atomically, reading its own clock, and returns the decision. Implementations: the embedded
  * {@link InMemoryStore} (the default), Redis, bucket4j. Every store passes the same contract
  * tests and conformance vectors.
+ *
+ * @since 1.0
  */
 public interface RateLimitStore extends AutoCloseable {
 

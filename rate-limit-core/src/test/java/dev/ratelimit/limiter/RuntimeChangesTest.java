@@ -12,6 +12,8 @@ import dev.ratelimit.contract.Concurrently;
 import dev.ratelimit.store.InMemoryStore;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -88,7 +90,9 @@ class RuntimeChangesTest {
   /**
    * Decisions on many threads while another flips the limit between two of different kinds and
    * capacities: each decision comes wholly from one (its capacity and level agree), and no limit
-   * admits more than its capacity on the frozen clock.
+   * admits more than its capacity on the frozen clock. Each decision is checked as it is made and
+   * only the ones out of place are kept: the deciders make millions while the replacer waits for
+   * a core, more than a heap should hold or a test should walk afterwards.
    */
   @Test
   void replace_racingDecisions_neverYieldsADecisionFromAMixedLimit() throws Exception {
@@ -97,8 +101,11 @@ class RuntimeChangesTest {
     RateLimiter limiter = limiter(five);
     AtomicBoolean done = new AtomicBoolean();
     AtomicInteger bindings = new AtomicInteger(1);
-    ConcurrentLinkedQueue<Decision> decisions = new ConcurrentLinkedQueue<>();
     AtomicInteger decided = new AtomicInteger();
+    AtomicInteger admitted = new AtomicInteger();
+    Set<Double> limitsSeen = ConcurrentHashMap.newKeySet();
+    AtomicInteger mixedCount = new AtomicInteger();
+    ConcurrentLinkedQueue<Decision> mixed = new ConcurrentLinkedQueue<>(); // the first 100 out of place
     List<java.util.concurrent.Callable<Object>> tasks = new ArrayList<>();
     tasks.add(() -> {
       for (int i = 0; i < 2_000; i++) {
@@ -116,7 +123,15 @@ class RuntimeChangesTest {
     for (int t = 0; t < 3; t++) {
       tasks.add(() -> {
         while (!done.get()) {
-          decisions.add(limiter.limit("l", "k", 1));
+          Decision decision = limiter.limit("l", "k", 1);
+          if (!fromOneLimit(decision)) {
+            if (mixedCount.getAndIncrement() < 100) {
+              mixed.add(decision);
+            }
+          } else {
+            limitsSeen.add(decision.limit());
+            admitted.addAndGet(decision.allowed() ? 1 : 0);
+          }
           decided.incrementAndGet();
         }
         return null;
@@ -124,16 +139,18 @@ class RuntimeChangesTest {
     }
     Concurrently.runAll(tasks);
 
-    int admitted = 0;
-    for (Decision decision : decisions) {
-      assertThat(decision.limit()).isIn(5.0, 7.0);
-      assertThat(decision.remaining()).isBetween(0.0, decision.limit() - (decision.allowed() ? 1 : 0));
-      admitted += decision.allowed() ? 1 : 0;
-    }
+    assertThat(mixed).as("decisions whose capacity or level is neither limit's, of %d", mixedCount.get()).isEmpty();
     int fives = (bindings.get() + 1) / 2;
     int sevens = bindings.get() / 2;
-    assertThat(admitted).isLessThanOrEqualTo(5 * fives + 7 * sevens);
-    assertThat(decisions).extracting(Decision::limit).contains(5.0, 7.0);
+    assertThat(admitted.get()).isLessThanOrEqualTo(5 * fives + 7 * sevens);
+    assertThat(limitsSeen).containsExactlyInAnyOrder(5.0, 7.0);
+  }
+
+  /** A decision wholly from one of the two limits: a capacity of 5 or 7, and a level within it. */
+  private static boolean fromOneLimit(Decision decision) {
+    double most = decision.limit() - (decision.allowed() ? 1 : 0);
+    return (decision.limit() == 5.0 || decision.limit() == 7.0)
+        && decision.remaining() >= 0 && decision.remaining() <= most;
   }
 
   /**

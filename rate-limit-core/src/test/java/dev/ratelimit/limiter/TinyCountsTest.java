@@ -5,12 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.ratelimit.ManualClock;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Tiny counts are charged or refused, never free (issue 12, finding 7): a count within the float
- * tolerance was admitted on an empty bucket and took nothing, a million times over.
+ * Tiny counts are charged or refused, never free: a count within the float tolerance must not be
+ * admitted on an empty bucket while taking nothing, however many times it is asked.
  */
 class TinyCountsTest {
   private static final double CAPACITY = 5;
@@ -21,6 +22,8 @@ class TinyCountsTest {
         .limit("l", spec).build();
   }
 
+  /** A million refusals, each an exception with its message: tagged {@code flood} for its time. */
+  @Tag("flood")
   @ParameterizedTest
   @ValueSource(strings = {"token-bucket rate=5 period=15m", "gcra rate=5 period=15m"})
   void aMillionCountsOfATrillionthOfTheCapacity_onAnEmptyBucket_areNotAllAdmitted(String spec) {

@@ -11,18 +11,17 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * {@link DeniedKeysFloodTest} at its real size: three million distinct keys, each exhausted and
  * then denied, on the default store (a million keys), so that every key the store holds carries
- * a kept denial, the most a held key costs. Tagged {@code flood} and left out of the default
- * build; run with
- * {@code mvn -B -ntp -pl rate-limit-core -am verify -Dratelimit.test.excludedGroups= -Dgroups=flood}.
+ * a kept denial, the most a held key costs. Tagged {@code flood}: left out of a module's own
+ * build, run by {@code ./run-tests} (CONTRIBUTING.md, "Test tags").
  */
 @Tag("flood")
 class DeniedKeysMillionFloodTest {
   private static final int FLOOD = 3_000_000;
   private static final int MAX_KEYS = InMemoryStore.DEFAULT_MAX_KEYS;
   /**
-   * docs/design.md §4.2: a key costs its cell, map entry and table slot (about 72 bytes, issue
-   * 16's figure; key strings aside), with 40 bytes of slack (the map's table is sized for more
-   * keys than it holds); and about 110 bytes more while it holds a kept denial.
+   * docs/design.md §4.2: a key costs its cell, map entry and table slot (about 72 bytes, key
+   * strings aside), with 40 bytes of slack (the map's table is sized for more keys than it
+   * holds); and about 110 bytes more while it holds a kept denial.
    */
   private static final long BYTES_PER_KEY = 75 + 40;
   private static final long BYTES_PER_KEPT_DENIAL = 110;

@@ -15,12 +15,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Memory stays bounded: fresh keys go, {@code maxKeys} caps the rest, and no thread is started. */
 class InMemoryStoreBoundsTest {
   private final ManualClock clock = new ManualClock(1_767_225_600_000L);
 
+  @Tag("flood")
   @Test
   void keyFlood_twoMillionKeysThroughAHundredThousandBound_keepsAtMostTheBound() {
     InMemoryStore store = new InMemoryStore(clock, 100_000);

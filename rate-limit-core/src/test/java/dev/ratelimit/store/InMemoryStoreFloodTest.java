@@ -9,14 +9,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Issue 12's floods at their own sizes, on the default store (a million keys). Minutes, not
- * seconds, so tagged {@code flood} and left out of the default build; run with
- * {@code mvn -B -ntp -pl rate-limit-core -am verify -Dratelimit.test.excludedGroups= -Dgroups=flood}.
+ * {@link InMemoryStoreEvictionTest}'s floods at full size, on the default store (a million keys).
+ * Minutes, not seconds, so tagged {@code flood}: left out of a module's own build, run by
+ * {@code ./run-tests} (CONTRIBUTING.md, "Test tags").
  */
 @Tag("flood")
 class InMemoryStoreFloodTest {
 
-  /** The issue's minimal test as written: 1.1M keys of a daily quota. */
+  /** 1.1M keys of a daily quota do not free an exhausted login. */
   @Test
   void crossLimitFlood_ofOnePointOneMillionKeys_doesNotFreeAnExhaustedLogin() {
     RateLimiter l = RateLimiter.builder().store(new InMemoryStore())

@@ -19,6 +19,8 @@ import org.springframework.context.annotation.Bean;
  * Spring Cloud Gateway on this project's limits: the {@code RateLimit} route filter and
  * {@code rateLimitGatewayLimiter}. Before the gateway's own auto-configuration, whose
  * {@code RequestRateLimiter} filter is made only when a {@code RateLimiter} bean exists.
+ *
+ * @since 1.0
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class, before = GatewayAutoConfiguration.class)
 @ConditionalOnClass(AbstractGatewayFilterFactory.class)

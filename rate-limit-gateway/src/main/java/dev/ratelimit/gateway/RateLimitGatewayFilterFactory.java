@@ -19,6 +19,8 @@ import org.springframework.cloud.gateway.filter.factory.AbstractGatewayFilterFac
  * statuses listed (the backend's, as the gateway answers with it); a request the gateway started
  * to send to the backend is charged even when its client goes away, unless
  * {@code refund-cancelled: true} (docs/design.md §6.9). Checked when the route is built.
+ *
+ * @since 1.0
  */
 public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<RateLimitGatewayFilterFactory.Config> {
   private final RateLimiter limiter;

@@ -17,6 +17,8 @@ import reactor.core.publisher.Mono;
  * {@code rate-limit.limit} argument, else {@code ratelimit.gateway.routes.<routeId>}. Exact
  * decisions, fractional rates and any period, the store's failure policy, the rate limit headers
  * and {@code Retry-After} on denials (the filter answers 429 itself, with no body).
+ *
+ * @since 1.0
  */
 public class RateLimitGatewayLimiter extends AbstractRateLimiter<RateLimitGatewayLimiter.Config> {
   /** The prefix of a route's arguments for this limiter: {@code rate-limit.limit}. */

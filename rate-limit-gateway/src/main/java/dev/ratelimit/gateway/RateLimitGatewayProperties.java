@@ -4,7 +4,11 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-/** {@code ratelimit.gateway.*}: which limit {@code rateLimitGatewayLimiter} applies on each route. */
+/**
+ * {@code ratelimit.gateway.*}: which limit {@code rateLimitGatewayLimiter} applies on each route.
+ *
+ * @since 1.0
+ */
 @ConfigurationProperties("ratelimit.gateway")
 public class RateLimitGatewayProperties {
   /** Route id to limit name, for routes whose RequestRateLimiter args give none. */

@@ -49,6 +49,8 @@ import java.util.concurrent.CompletableFuture;
  * {@link java.util.concurrent.RejectedExecutionException}). Only Redis down, or a script call
  * unanswered past the command timeout, hands decisions to the failure policy: the call's
  * requests and those waiting behind it, at once.
+ *
+ * @since 1.0
  */
 public final class RedisStore implements RateLimitStore {
   /** The default key prefix. */

@@ -23,6 +23,8 @@ import java.util.Objects;
  * ClientAddress behindNginxWithRfc7239 = ClientAddress.trusting("10.0.0.0/8", "forwarded");
  * String key = clients.key(request);   // "203.0.113.7", or "2001:db8:1:2::/64"
  * }</pre>
+ *
+ * @since 1.0
  */
 public final class ClientAddress {
   private static final ClientAddress DIRECT = new ClientAddress(TrustedProxies.direct());

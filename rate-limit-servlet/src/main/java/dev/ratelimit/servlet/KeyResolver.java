@@ -16,6 +16,8 @@ import jakarta.servlet.http.HttpServletRequest;
  *
  * <p>Keys longer than 256 bytes are hashed before they reach a store, so a huge header can't
  * bloat it; a resolver need not bound them.
+ *
+ * @since 1.0
  */
 @FunctionalInterface
 public interface KeyResolver {

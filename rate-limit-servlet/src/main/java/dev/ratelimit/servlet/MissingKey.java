@@ -1,6 +1,10 @@
 package dev.ratelimit.servlet;
 
-/** What a rule does with a request that has no key (no such header, parameter or user). */
+/**
+ * What a rule does with a request that has no key (no such header, parameter or user).
+ *
+ * @since 1.0
+ */
 public enum MissingKey {
   /** All such requests share the limit's global key (the default). */
   GLOBAL(dev.ratelimit.http.MissingKey.GLOBAL),

@@ -49,6 +49,8 @@ import java.util.function.Predicate;
  * registration.setAsyncSupported(true);
  * registration.addMappingForUrlPatterns(null, false, "/*");   // null: the REQUEST dispatch only
  * }</pre>
+ *
+ * @since 1.0
  */
 public class RateLimitFilter extends HttpFilter {
   private static final long serialVersionUID = 1L;

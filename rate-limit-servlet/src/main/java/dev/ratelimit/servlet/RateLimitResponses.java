@@ -17,6 +17,8 @@ import java.util.List;
  * exception handler or an annotated method inside a request: the rate limit headers on any
  * response, and the 429 with {@code Retry-After} and the problem+json body on a denial. The same
  * headers, body and rounding as {@link RateLimitFilter}.
+ *
+ * @since 1.0
  */
 public final class RateLimitResponses {
   private final NamedLimitHeaders headers;

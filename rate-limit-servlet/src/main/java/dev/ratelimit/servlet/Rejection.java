@@ -10,6 +10,7 @@ import java.util.Objects;
  * @param limit the limit that refused: on a denial, the denying limit with the longest wait
  * @param retryAfterSeconds the {@code Retry-After} sent (429 and 503); 0 for a missing key
  * @param missingKey for a missing key, the key as configured ({@code header:X-Api-Key}); else null
+ * @since 1.0
  */
 public record Rejection(Reason reason, String limit, long retryAfterSeconds, String missingKey) {
 

@@ -12,6 +12,8 @@ import java.nio.charset.StandardCharsets;
  * Answers a refused request. The filter has already set the rate limit headers and
  * {@code Retry-After}; the default writes the status and an RFC 9457
  * {@code application/problem+json} body.
+ *
+ * @since 1.0
  */
 @FunctionalInterface
 public interface RejectionHandler {

@@ -10,6 +10,8 @@ import org.springframework.util.ClassUtils;
  * global key) when nobody is authenticated. With Spring Security, its {@code SecurityContextHolder}
  * (anonymous users are nobody); without it, the current servlet request's user principal. Read
  * without a compile-time dependency on either, so that this module works with neither.
+ *
+ * @since 1.0
  */
 public final class AuthenticatedUser {
   private static final ClassLoader LOADER = AuthenticatedUser.class.getClassLoader();

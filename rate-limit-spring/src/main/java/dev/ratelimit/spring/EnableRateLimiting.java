@@ -11,6 +11,8 @@ import org.springframework.context.annotation.Import;
  * Switches on {@link RateLimited} in a plain Spring application (Spring Boot does it by itself).
  * The application defines a {@link dev.ratelimit.limiter.RateLimiter} bean; every annotation is checked
  * against it at startup.
+ *
+ * @since 1.0
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

@@ -17,6 +17,8 @@ import org.springframework.expression.spel.standard.SpelExpression;
  * The variables an annotation's key or count names ({@code #user}, {@code #p0}, {@code #request}),
  * checked at startup against what the evaluation will define: a name that is neither a parameter
  * nor a documented variable would evaluate to null, the limit's global bucket, for every caller.
+ *
+ * @since 1.0
  */
 public final class ExpressionVariables {
   /** The variables every evaluation may define besides the parameters. */

@@ -5,6 +5,8 @@ package dev.ratelimit.spring;
  * what the limit can ever admit. Counts often come from the request ({@code count = "#maxTokens"}),
  * so a web application answers it with 400 naming the limit, the count and the bound; the message
  * names the method and the expression too, for the log.
+ *
+ * @since 1.0
  */
 public class RateLimitCountException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;

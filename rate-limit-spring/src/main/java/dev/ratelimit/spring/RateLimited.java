@@ -27,6 +27,8 @@ import java.lang.annotation.Target;
  * {@link dev.ratelimit.RateLimitExceededException}, unless the annotation says
  * otherwise ({@link #maxWait}, {@link #fallback}). Methods returning {@code CompletionStage}, {@code Mono} or {@code Flux} are limited
  * when started or subscribed, not when assembled.
+ *
+ * @since 1.0
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

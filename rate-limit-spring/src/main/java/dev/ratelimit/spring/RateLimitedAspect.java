@@ -25,6 +25,8 @@ import org.springframework.beans.factory.BeanFactory;
  *
  * <p>Put around the annotated methods by {@link RateLimitedAdvisor}, not by an AspectJ pointcut
  * (that class says why).
+ *
+ * @since 1.0
  */
 public class RateLimitedAspect {
   private static final System.Logger LOG = System.getLogger(RateLimitedAspect.class.getName());

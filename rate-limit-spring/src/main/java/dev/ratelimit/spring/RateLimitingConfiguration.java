@@ -13,6 +13,8 @@ import org.springframework.context.annotation.Role;
  * The aspect behind {@link RateLimited} and its advisor, imported by {@link EnableRateLimiting}
  * and by Spring Boot's auto-configuration. Every bean's annotations are checked as it is created,
  * so a bad one stops the application at startup.
+ *
+ * @since 1.0
  */
 @Configuration(proxyBeanMethods = false)
 @EnableAspectJAutoProxy

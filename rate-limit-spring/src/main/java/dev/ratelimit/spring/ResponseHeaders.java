@@ -8,6 +8,8 @@ import java.util.List;
  * Reports an annotated method's decisions, admitted or not, on the HTTP response of the request
  * it runs in (the rate limit headers of docs/design.md §6). Spring Boot provides one in servlet web
  * applications; without one, nothing is written.
+ *
+ * @since 1.0
  */
 @FunctionalInterface
 public interface ResponseHeaders {

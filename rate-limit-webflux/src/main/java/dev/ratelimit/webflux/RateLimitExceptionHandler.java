@@ -18,6 +18,8 @@ import reactor.core.publisher.Mono;
  * {@code Retry-After} and the problem body; and {@link StoreUnavailableException} (a limit with
  * {@code failure=closed} while the store is down) with 503. The application's own
  * {@code @ExceptionHandler}s run first; this runs before Spring Boot's error handler.
+ *
+ * @since 1.0
  */
 public final class RateLimitExceptionHandler implements WebExceptionHandler, Ordered {
   /** Before Spring Boot's {@code DefaultErrorWebExceptionHandler} (-1), which would answer 500. */

@@ -54,6 +54,7 @@ import reactor.core.publisher.Mono;
  *       .build();
  * }
  * }</pre>
+ * @since 1.0
  */
 public final class RateLimitWebFilter implements WebFilter, Ordered {
   /**

@@ -22,6 +22,7 @@ import java.util.Objects;
  *
  * @param <B> the front end's builder, which every method returns
  * @param <F> the filter it builds
+ * @since 1.0
  */
 public abstract class FilterBuilder<B extends FilterBuilder<B, F>, F> {
   private final RuleSetup setup;

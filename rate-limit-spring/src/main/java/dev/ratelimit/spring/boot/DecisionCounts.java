@@ -15,6 +15,8 @@ import java.util.function.Supplier;
  * {@link dev.ratelimit.limiter.RateLimiter}, read by the {@code ratelimit.decisions} meters and the
  * {@code ratelimits} endpoint. Every decision counts, checks included, except the endpoint's own
  * peeks ({@link #unobserved}); limits passed directly (by spec, without a name) are not counted.
+ *
+ * @since 1.0
  */
 public final class DecisionCounts implements DecisionListener {
   /** Fixed at startup: a plain map, read without locks, and no growth from what callers send. */

@@ -13,6 +13,8 @@ import org.springframework.beans.factory.BeanFactory;
  * option checked on its own, so that a bad one stops the application naming its property
  * ({@code ratelimit.filter.rules[2].charge-on}). Each front end adapts its builder as a
  * {@link Target}; what needs the limiter (the limit, the key, the cost) is checked by the builder.
+ *
+ * @since 1.0
  */
 public final class FilterRules {
   private FilterRules() {}

@@ -24,6 +24,8 @@ import org.springframework.context.annotation.Import;
  * {@link RateLimiter}, {@code @RateLimited}, the {@code rateLimit} health and the
  * {@code ratelimits} endpoint (the meters: {@link RateLimitMetricsAutoConfiguration}). Every bean backs off when the application defines its own;
  * {@code ratelimit.enabled=false} turns it all off.
+ *
+ * @since 1.0
  */
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)

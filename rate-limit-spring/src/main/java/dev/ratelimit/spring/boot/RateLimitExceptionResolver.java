@@ -16,6 +16,8 @@ import java.io.IOException;
  * with 503, and {@link RateLimitCountException} (a count from the request that the limit can
  * never admit) with 400. It runs after Spring MVC's own resolvers, so an {@code @ExceptionHandler} of the
  * application for these exceptions answers instead.
+ *
+ * @since 1.0
  */
 public class RateLimitExceptionResolver extends AbstractRateLimitExceptionResolver {
   private final RateLimitResponses responses;

@@ -9,6 +9,8 @@ import org.springframework.boot.diagnostics.FailureAnalyzer;
  * Turns a rate limit configuration error at startup into one paragraph: a bad spec in
  * {@code ratelimit.limits}, an invalid limit name, an annotation naming an unknown limit, a bad
  * SpEL expression or wait, a missing fallback, a Spring line this project does not run on.
+ *
+ * @since 1.0
  */
 public final class RateLimitFailureAnalyzer implements FailureAnalyzer {
 

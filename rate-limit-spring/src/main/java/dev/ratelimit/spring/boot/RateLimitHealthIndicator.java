@@ -3,7 +3,11 @@ package dev.ratelimit.spring.boot;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
-/** {@code rateLimit} in {@code /actuator/health} on Spring Boot 4: {@link RateLimitHealth}'s reading. */
+/**
+ * {@code rateLimit} in {@code /actuator/health} on Spring Boot 4: {@link RateLimitHealth}'s reading.
+ *
+ * @since 1.0
+ */
 public final class RateLimitHealthIndicator implements HealthIndicator {
   private final RateLimitHealth health;
 

@@ -25,6 +25,8 @@ import org.springframework.context.annotation.Bean;
  * so that the latency timer exists when the limiter is built. Named by string, for both Boot
  * generations (Boot 4 moved them to its micrometer-metrics module; a name that is absent orders
  * nothing), so that this module needs no Boot metrics module to compile.
+ *
+ * @since 1.0
  */
 @AutoConfiguration(afterName = {
     "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",

@@ -18,6 +18,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * ratelimit.filter.rules[0].path=/api/**
  * ratelimit.filter.rules[0].limit=api
  * </pre>
+ *
+ * @since 1.0
  */
 @ConfigurationProperties("ratelimit")
 public class RateLimitProperties {

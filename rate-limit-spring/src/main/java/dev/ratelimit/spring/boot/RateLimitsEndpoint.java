@@ -31,6 +31,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * endpoint's writes): a reset or a change of limit lets whoever may send it raise their own limit,
  * so it is off until asked for, and then for the operators Spring Security lets through
  * (docs/design.md §7.4).
+ *
+ * @since 1.0
  */
 @Endpoint(id = "ratelimits", defaultAccess = Access.READ_ONLY)
 public class RateLimitsEndpoint {

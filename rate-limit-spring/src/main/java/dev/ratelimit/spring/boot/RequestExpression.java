@@ -24,6 +24,8 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
  * plan, a condition holds (so that no request escapes a limit by making it fail), a key is missing
  * (the missing-key policy applies); each expression logs its first failure, once, its message
  * quoted and cut as it may carry request data (docs/design.md §7.3, §10.1).
+ *
+ * @since 1.0
  */
 public final class RequestExpression {
   private static final Log LOG = LogFactory.getLog(RequestExpression.class);

@@ -23,6 +23,8 @@ import org.springframework.web.server.WebFilter;
  * {@code ratelimit.*} as a servlet one: the {@link RateLimitWebFilter} for
  * {@code ratelimit.filter.rules}, and the 429 for {@code @RateLimited} methods. In a servlet
  * application rate-limit-spring registers the servlet filter instead, never both.
+ *
+ * @since 1.0
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)

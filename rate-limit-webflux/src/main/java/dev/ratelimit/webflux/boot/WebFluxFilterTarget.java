@@ -19,6 +19,8 @@ import org.springframework.web.server.ServerWebExchange;
  * see {@code #exchange}, {@code #request} (its {@code ServerHttpRequest}), {@code #principal} and
  * {@code #authorities} (the user the filter read from {@code exchange.getPrincipal()}), and
  * {@code #clientAddress} (through the trusted proxies, as the {@code ip} key).
+ *
+ * @since 1.0
  */
 public final class WebFluxFilterTarget
     extends FilterRules.BuilderTarget<RateLimitWebFilter.Builder, RateLimitWebFilter> {
