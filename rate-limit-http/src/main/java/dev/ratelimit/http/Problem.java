@@ -1,6 +1,8 @@
 package dev.ratelimit.http;
 
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -83,18 +85,39 @@ public record Problem(Reason reason, String limit, long retryAfterSeconds, Strin
    * @param instance the request URI
    */
   public String toJson(String instance) {
-    StringBuilder json = new StringBuilder(256).append('{');
-    member(json, "type", type()).append(',');
-    member(json, "title", title()).append(',');
-    json.append("\"status\":").append(status()).append(',');
-    member(json, "detail", detail()).append(',');
-    member(json, "instance", instance == null ? "" : instance).append(',');
-    member(json, "limit", limit);
+    Map<String, Object> members = new LinkedHashMap<>();
+    members.put("limit", limit);
     if (reason == Reason.MISSING_KEY) {
-      member(json.append(','), "key", missingKey);
+      members.put("key", missingKey);
     } else {
-      json.append(",\"retryAfter\":").append(retryAfterSeconds);
+      members.put("retryAfter", retryAfterSeconds);
     }
+    return json(status(), type(), title(), detail(), instance, members);
+  }
+
+  /**
+   * An {@code application/problem+json} body (RFC 9457): type, title, status, detail, instance,
+   * then the extension members in their order, numbers as numbers and anything else as a string.
+   * Every answer the front ends refuse with is written here.
+   *
+   * @param instance the request URI
+   */
+  public static String json(int status, String type, String title, String detail, String instance,
+      Map<String, ?> members) {
+    StringBuilder json = new StringBuilder(256).append('{');
+    member(json, "type", type).append(',');
+    member(json, "title", title).append(',');
+    json.append("\"status\":").append(status).append(',');
+    member(json, "detail", detail).append(',');
+    member(json, "instance", instance == null ? "" : instance);
+    members.forEach((name, value) -> {
+      json.append(',');
+      if (value instanceof Number number) {
+        json.append('"').append(name).append("\":").append(number);
+      } else {
+        member(json, name, String.valueOf(value));
+      }
+    });
     return json.append('}').toString();
   }
 

@@ -1,5 +1,8 @@
 package dev.ratelimit.spring;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
  * A {@link RateLimited} count that no decision can take: not a finite number, negative, or above
  * what the limit can ever admit. Counts often come from the request ({@code count = "#maxTokens"}),
@@ -40,6 +43,23 @@ public class RateLimitCountException extends IllegalArgumentException {
   public String detail() {
     return "Count " + CallEvaluator.format(count) + " for rate limit '" + limitName
         + "' must be a finite number from 0 to " + CallEvaluator.format(largestCount);
+  }
+
+  /**
+   * The members a 400 problem body carries beside the detail, in order: {@code limit},
+   * {@code count} (a string when it is not a finite number) and {@code maxCount}; whole numbers
+   * without a fraction, as clients write them.
+   */
+  public Map<String, Object> problemMembers() {
+    Map<String, Object> members = new LinkedHashMap<>();
+    members.put("limit", limitName);
+    members.put("count", Double.isFinite(count) ? number(count) : String.valueOf(count));
+    members.put("maxCount", number(largestCount));
+    return members;
+  }
+
+  private static Number number(double value) {
+    return value == Math.rint(value) && Math.abs(value) < 1e15 ? (Number) (long) value : (Number) value;
   }
 
   /** An expected outcome of a bad request: no stack trace. */

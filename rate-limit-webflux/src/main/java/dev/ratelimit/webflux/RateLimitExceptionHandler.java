@@ -7,6 +7,8 @@ import dev.ratelimit.http.Problem;
 import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.Refusals;
 import dev.ratelimit.limiter.RateLimiter;
+import dev.ratelimit.spring.RateLimitCountException;
+import java.nio.charset.StandardCharsets;
 import org.springframework.core.Ordered;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
@@ -15,8 +17,10 @@ import reactor.core.publisher.Mono;
 /**
  * Answers {@link RateLimitExceededException} (from a {@code @RateLimited} method) in a WebFlux
  * application with the filter's 429 (docs/design.md §6.5): the denying limit's headers,
- * {@code Retry-After} and the problem body; and {@link StoreUnavailableException} (a limit with
- * {@code failure=closed} while the store is down) with 503. The application's own
+ * {@code Retry-After} and the problem body; {@link StoreUnavailableException} (a limit with
+ * {@code failure=closed} while the store is down) with 503; and {@link RateLimitCountException}
+ * (a count from the request that the limit can never take) with 400 naming the limit, the count
+ * and the bound, as a Spring MVC application answers it. The application's own
  * {@code @ExceptionHandler}s run first; this runs before Spring Boot's error handler.
  *
  * @since 1.0
@@ -37,11 +41,17 @@ public final class RateLimitExceptionHandler implements WebExceptionHandler, Ord
 
   @Override
   public Mono<Void> handle(ServerWebExchange exchange, Throwable failure) {
-    if (exchange.getResponse().isCommitted()
-        || !(failure instanceof RateLimitExceededException || failure instanceof StoreUnavailableException)) {
+    if (exchange.getResponse().isCommitted() || !(failure instanceof RateLimitExceededException
+        || failure instanceof StoreUnavailableException || failure instanceof RateLimitCountException)) {
       return Mono.error(failure);
     }
     ExchangeResponse response = new ExchangeResponse(exchange.getResponse());
+    if (failure instanceof RateLimitCountException bad) {
+      String body = Problem.json(400, "about:blank", "Bad Request", bad.detail(),
+          exchange.getRequest().getPath().value(), bad.problemMembers());
+      response.refuse(400, Problem.CONTENT_TYPE, body.getBytes(StandardCharsets.UTF_8));
+      return response.write();
+    }
     Problem problem = failure instanceof RateLimitExceededException exceeded
         ? headers.rateLimited(response, exceeded.limitName(), exceeded.decision())
         : Refusals.storeUnavailable(response, "");

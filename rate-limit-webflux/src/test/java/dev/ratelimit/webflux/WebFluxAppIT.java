@@ -25,6 +25,7 @@ import org.springframework.stereotype.Service;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
@@ -113,6 +114,11 @@ class WebFluxAppIT {
       Mono<String> send(@RequestHeader("X-User") String user) {
         return sender.send(user);
       }
+
+      @GetMapping("/send-many")
+      Mono<String> sendMany(@RequestHeader("X-User") String user, @RequestParam double copies) {
+        return sender.sendMany(user, copies);
+      }
     }
 
     @Service
@@ -120,6 +126,12 @@ class WebFluxAppIT {
       @RateLimited(name = "send", key = "#user")
       Mono<String> send(String user) {
         return Mono.just("sent for " + user);
+      }
+
+      /** The count comes from the request: a client may send anything. */
+      @RateLimited(name = "send", key = "#user", count = "#copies")
+      Mono<String> sendMany(String user, double copies) {
+        return Mono.just(copies + " sent for " + user);
       }
     }
   }
@@ -201,6 +213,21 @@ class WebFluxAppIT {
     seen(http().get("/send", "X-User", "erin"))
         .hasRateLimitHeaders("send", 2, 3600, 0, 3600).isRateLimited("send", 1800, "/send");
     assertThat(http().get("/send", "X-User", "frank").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void rateLimitedMonoMethod_aCountNoDecisionCanTake_is400NamingTheLimitAndTheBound_andTakesNothing()
+      throws Exception {
+    for (String bad : new String[] {"-1", "NaN", "1e309", "3", "1e300"}) {
+      HttpResponse<String> refused = http().get("/send-many?copies=" + bad, "X-User", "gail");
+      assertThat(refused.statusCode()).as(bad).isEqualTo(400);
+      assertThat(refused.headers().firstValue("Content-Type")).contains("application/problem+json");
+      assertThat(refused.body()).as(bad).contains("\"limit\":\"send\"", "\"maxCount\":2", "\"instance\":\"/send-many\"");
+    }
+    assertThat(http().get("/send-many?copies=NaN", "X-User", "gail").body()).contains("\"count\":\"NaN\"");
+    assertThat(http().get("/send-many?copies=2", "X-User", "gail").body()).as("nothing was taken")
+        .isEqualTo("2.0 sent for gail");
+    assertThat(http().get("/send-many?copies=1", "X-User", "gail").statusCode()).isEqualTo(429);
   }
 
   @Test

@@ -5,7 +5,6 @@ import dev.ratelimit.spring.RateLimitCountException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.commons.logging.Log;
@@ -34,11 +33,8 @@ final class BadCountAnswer {
     if (shouldLog(bad.limitName())) {
       LOG.warn("Refused with 400 (at most one line per limit and minute): " + bad.getMessage());
     }
-    Map<String, Object> members = new LinkedHashMap<>();
-    members.put("limit", bad.limitName());
-    members.put("count", Double.isFinite(bad.count()) ? (Object) number(bad.count()) : String.valueOf(bad.count()));
-    members.put("maxCount", number(bad.largestCount()));
-    ProblemJson.write(response, 400, "about:blank", "Bad Request", bad.detail(), request.getRequestURI(), members);
+    ProblemJson.write(response, 400, "about:blank", "Bad Request", bad.detail(), request.getRequestURI(),
+        bad.problemMembers());
   }
 
   /** True for the first bad count of a limit in each minute. */
@@ -53,10 +49,5 @@ final class BadCountAnswer {
       return last;
     });
     return log[0];
-  }
-
-  /** Whole numbers without a fraction, as clients wrote them. */
-  private static Number number(double value) {
-    return value == Math.rint(value) && Math.abs(value) < 1e15 ? (Number) (long) value : (Number) value;
   }
 }
