@@ -7,16 +7,22 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A legitimate hot user's latency while a flood of distinct keys pushes the default in-memory
- * store (a million keys) into eviction (issue 12): one thread sends 3,000,000 one-off keys on a
+ * store (a million keys) into eviction: one thread sends 3,000,000 one-off keys on a
  * daily quota, another calls one hot key and times every call. Prints the hot user's
  * p50/p99/p99.9/max, the flood's slowest call, and the logins an exhausted victim got back.
- * Only public API, so the same class runs against an older build:
- * {@code java -Xmx3g -cp benchmarks.jar dev.ratelimit.benchmarks.EvictionFloodBenchmark [keys]}.
+ * Only public API, so the same class runs against any build of core:
+ * {@code java -Xms3g -Xmx3g -cp rate-limit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.EvictionFloodBenchmark [keys]}.
  */
 public final class EvictionFloodBenchmark {
   private EvictionFloodBenchmark() {}
 
   public static void main(String[] args) throws Exception {
+    if (Usage.asked(args, """
+        java -Xms3g -Xmx3g -cp rate-limit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.EvictionFloodBenchmark [keys]
+          keys   one-off keys the flood sends against the default 1,000,000-key store (default 3000000)
+        """)) {
+      return;
+    }
     int keys = args.length > 0 ? Integer.parseInt(args[0]) : 3_000_000;
     RateLimiter limiter = RateLimiter.builder().store(new InMemoryStore())
         .limit("login", "token-bucket rate=5 period=15m")

@@ -6,13 +6,19 @@ import java.lang.management.MemoryMXBean;
 /**
  * Retained heap per key: used heap after a full GC with 1,000,000 keys in a contender, minus
  * used heap before, divided by the keys. The key strings exist in both measurements, so they
- * are not counted; the map entries are. Run in a fresh JVM per contender:
- * {@code java -cp benchmarks.jar dev.ratelimit.benchmarks.HeapPerKey bucket4j}.
+ * are not counted; the map entries are. Run in a fresh JVM per contender (Suite does):
+ * {@code java -Xms4g -Xmx4g -cp rate-limit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.HeapPerKey bucket4j}.
  */
 public final class HeapPerKey {
   private HeapPerKey() {}
 
   public static void main(String[] args) {
+    if (Usage.asked(args, """
+        java -Xms4g -Xmx4g -cp rate-limit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.HeapPerKey [contender]
+          contender   one of Suite's (default rate-limit); prints "<contender> <bytes per key>"
+        """)) {
+      return;
+    }
     String contender = args.length > 0 ? args[0] : "rate-limit";
     System.out.printf("%s %.1f%n", contender, measure(contender, ManyKeysBenchmark.KEYS));
   }

@@ -20,9 +20,10 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * The whole comparison in one command: every benchmark for every contender, in rounds (one fork
- * each per round, so contenders alternate A/B/A/B on a noisy machine), then retained heap per
- * key in a fresh JVM per contender and round; medians across rounds, and ratios to bucket4j.
+ * The in-memory comparison in one command (docs/benchmarks.md §1): every benchmark for every
+ * contender, in rounds (one fork each per round, so contenders alternate A/B/A/B on a noisy
+ * machine), then retained heap per key in a fresh JVM per contender and round; medians across
+ * rounds, and each of ours held to the fastest peer, to bucket4j and to the floor.
  *
  * <pre>java -cp rate-limit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.Suite [rounds] [report.md]</pre>
  */
@@ -30,10 +31,26 @@ public final class Suite {
   private static final List<String> CONTENDERS = List.of(System.getProperty("contenders",
       "rate-limit,rate-limit-named,rate-limit-admit,rate-limit-coarse,rate-limit-bucket4j,bucket4j,resilience4j,guava,map-lookup,"
           + "map-clock-cas").split(","));
-  /** Ours, each held to the fastest peer in a column of its own: by name, by a named limiter (its decision, and its admit answer alone), on the coarse clock. */
-  private static final List<String> OURS = List.of("rate-limit", "rate-limit-named", "rate-limit-admit", "rate-limit-coarse");
-  /** The peers whose fastest the targets of issue 16 hold rate-limit to, cell by cell. */
+  /**
+   * Ours, each held to the peers in rows of its own: by name, by a named limiter (its decision,
+   * and its admit answer alone), on the coarse clock, and on the bucket4j bridge.
+   */
+  private static final List<String> OURS =
+      List.of("rate-limit", "rate-limit-named", "rate-limit-admit", "rate-limit-coarse", "rate-limit-bucket4j");
+  /** The peers whose fastest the report's targets hold rate-limit to, cell by cell. */
   private static final List<String> PEERS = List.of("bucket4j", "resilience4j", "guava");
+  /** Not a limiter: a map lookup, one clock read and one compare-and-set, under any lock-free limiter that reads a clock. */
+  private static final String FLOOR = "map-clock-cas";
+  private static final String USAGE = """
+      java [-D...] -cp rate-limit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.Suite [rounds] [report.md]
+        rounds      one JMH fork per benchmark and contender per round, contenders interleaved (default 3)
+        report.md   where the table goes (default rate-limit-benchmarks/target/benchmarks.md)
+      system properties:
+        -Dcontenders=a,b,...  default rate-limit,rate-limit-named,rate-limit-admit,rate-limit-coarse,
+                              rate-limit-bucket4j,bucket4j,resilience4j,guava,map-lookup,map-clock-cas
+        -Dinclude=REGEX       the JMH benchmarks (default HotKeyBenchmark|ManyKeysBenchmark)
+        -DskipHeap=true       no heap per key (HeapPerKey, a fresh JVM per contender and round)
+      """;
   /**
    * A fixed heap, touched before the run: without pre-touch, the first pass of allocation over a
    * grown young generation page-faults on fresh memory, which slows a contender that allocates
@@ -45,6 +62,9 @@ public final class Suite {
   private Suite() {}
 
   public static void main(String[] args) throws RunnerException, IOException, InterruptedException {
+    if (Usage.asked(args, USAGE)) {
+      return;
+    }
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 3;
     Path report = Path.of(args.length > 1 ? args[1] : "rate-limit-benchmarks/target/benchmarks.md");
     String include = System.getProperty("include", "HotKeyBenchmark|ManyKeysBenchmark");
@@ -95,7 +115,10 @@ public final class Suite {
     return Double.parseDouble(last.substring(last.lastIndexOf(' ') + 1));
   }
 
-  /** Medians per scenario and contender; throughput as ns per operation and per thread too. */
+  /**
+   * Medians per scenario and contender (throughput as ns per operation and per thread too), then
+   * each of ours against the fastest peer, bucket4j and the floor.
+   */
   static String table(Map<String, List<Double>> scores, int rounds) {
     Map<String, Map<String, Double>> medians = new LinkedHashMap<>();
     scores.forEach((key, values) -> {
@@ -108,13 +131,8 @@ public final class Suite {
             + "heap in bytes per key.\n\n");
     out.append("| scenario |");
     CONTENDERS.forEach(c -> out.append(' ').append(c).append(" |"));
-    List<String> ours = OURS.stream().filter(CONTENDERS::contains).toList();
-    out.append(" rate-limit ÷ bucket4j |");
-    ours.forEach(c -> out.append(' ').append(c).append(" ÷ fastest peer |"));
     out.append("\n|---|");
     CONTENDERS.forEach(c -> out.append("---|"));
-    out.append("---|");
-    ours.forEach(c -> out.append("---|"));
     out.append('\n');
     medians.forEach((scenario, byContender) -> {
       boolean heap = scenario.equals("HeapPerKey");
@@ -122,15 +140,33 @@ public final class Suite {
       out.append("| ").append(scenario).append(" |");
       for (String contender : CONTENDERS) {
         Double value = byContender.get(contender);
-        out.append(' ').append(value == null ? "" : heap ? format("%.0f", value)
+        out.append(' ').append(value == null ? "" : heap ? format("%.1f", value)
             : format("%.2f (%.0f ns)", value, 1000 * threads / value)).append(" |");
       }
-      out.append(' ').append(ratio(byContender.get("rate-limit"), byContender.get("bucket4j"), heap)).append(" |");
-      // the fastest peer: the highest throughput, or the fewest bytes per key
-      Double fastest = PEERS.stream().map(byContender::get).filter(java.util.Objects::nonNull)
-          .reduce((a, b) -> heap ? Math.min(a, b) : Math.max(a, b)).orElse(null);
-      ours.forEach(c -> out.append(' ').append(ratio(byContender.get(c), fastest, heap)).append(" |"));
       out.append('\n');
+    });
+    out.append("\nOurs against the others, per scenario: throughput ÷ throughput, or their bytes per key ÷ ours "
+        + "(above 1: ours is faster or smaller); and ns per decision (bytes per key) ÷ the floor's (").append(FLOOR)
+        .append(": a map lookup, one clock read, one compare-and-set).\n\n");
+    out.append("| scenario | contender | ÷ fastest peer | the fastest peer | ÷ bucket4j | cost ÷ the floor's |\n");
+    out.append("|---|---|---|---|---|---|\n");
+    medians.forEach((scenario, byContender) -> {
+      boolean heap = scenario.equals("HeapPerKey");
+      // the fastest peer: the highest throughput, or the fewest bytes per key
+      String fastest = PEERS.stream().filter(byContender::containsKey)
+          .reduce((a, b) -> (heap ? byContender.get(b) < byContender.get(a) : byContender.get(b) > byContender.get(a)) ? b : a)
+          .orElse(null);
+      for (String ours : OURS) {
+        Double value = byContender.get(ours);
+        if (value == null) {
+          continue;
+        }
+        Double floor = byContender.get(FLOOR);
+        out.append(format("| %s | %s | %s | %s | %s | %s |%n", scenario, ours,
+            ratio(value, fastest == null ? null : byContender.get(fastest), heap), fastest == null ? "" : fastest,
+            ratio(value, byContender.get("bucket4j"), heap),
+            floor == null ? "" : format("%.2f×", heap ? value / floor : floor / value)));
+      }
     });
     out.append("\nRaw scores per round:\n\n");
     scores.forEach((key, values) -> out.append("- ").append(key).append(": ").append(values).append('\n'));

@@ -2,12 +2,14 @@ package dev.ratelimit.limiter;
 
 import dev.ratelimit.Clock;
 import dev.ratelimit.Decision;
+import dev.ratelimit.internal.LogText;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Logs a shadow limit's would-be denials at most once a minute, with the key: enough to see who
- * a limit would hit before it is enforced, without a line per request under load.
+ * a limit would hit before it is enforced, without a line per request under load. The key comes
+ * from the request: quoted and cut ({@link LogText}), it can't forge a line.
  */
 final class ShadowLog {
   private static final System.Logger LOG = System.getLogger("dev.ratelimit");
@@ -29,9 +31,9 @@ final class ShadowLog {
 
   void wouldDeny(String limit, String key, Decision decision) {
     if (claim()) {
-      LOG.log(Level.INFO, "shadow limit ''{0}'' would have denied key ''{1}'' (remaining {2}, retry after {3} ms); "
+      LOG.log(Level.INFO, "shadow limit ''{0}'' would have denied key {1} (remaining {2}, retry after {3} ms); "
           + "admitted, as mode=shadow never denies; logged at most once a minute per limit",
-          limit, key, decision.remaining(), decision.retryAfterMillis());
+          limit, LogText.quoted(key), decision.remaining(), decision.retryAfterMillis());
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.ratelimit.limiter;
 
 import dev.ratelimit.Clock;
 import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.internal.LogText;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -50,7 +51,7 @@ final class StoreHealth {
     probeAt.set(clock.millis() + retryMillis);
     if (down.compareAndSet(false, true)) {
       LOG.log(Level.WARNING, "rate-limit store unavailable; limits follow their failure policy "
-          + "(open, closed or local) until it answers again: " + failure.getMessage());
+          + "(open, closed or local) until it answers again: {0}", LogText.quoted(failure.getMessage()));
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.ratelimit.limiter;
 
+import dev.ratelimit.internal.LogText;
 import java.lang.System.Logger.Level;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -7,7 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Plans asked for but not configured: each decided on the default plan and logged once per limit
  * and plan name. Plan names come from request data (a user's record), so memory is bounded: past
- * {@value #MAX_LOGGED} names, one last line says that further ones go unlogged.
+ * {@value #MAX_LOGGED} names, one last line says that further ones go unlogged; and a line shows
+ * the name quoted and cut ({@link LogText}), so that no name can forge a line or fill the log.
  */
 final class UnknownPlans {
   static final int MAX_LOGGED = 1000;
@@ -25,12 +27,12 @@ final class UnknownPlans {
       LOG.log(Level.WARNING, "more than {0} unknown plans asked for; no longer logging them", MAX_LOGGED);
       return false;
     }
-    LOG.log(Level.WARNING, "limit ''{0}'' has no plan ''{1}''; deciding on its default plan (logged once)",
-        limit, truncated(plan));
+    LOG.log(Level.WARNING, "limit ''{0}'' has no plan {1}; deciding on its default plan (logged once)",
+        limit, LogText.quoted(plan));
     return true;
   }
 
-  /** A plan name from request data, cut to a length a log line can hold. */
+  /** A plan name from request data, cut to the length remembered. */
   private static String truncated(String plan) {
     return plan.length() > 100 ? plan.substring(0, 100) + "..." : plan;
   }

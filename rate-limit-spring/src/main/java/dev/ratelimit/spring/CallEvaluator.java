@@ -1,5 +1,6 @@
 package dev.ratelimit.spring;
 
+import dev.ratelimit.internal.LogText;
 import dev.ratelimit.limiter.LimitCall;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -127,7 +128,7 @@ final class CallEvaluator {
       return expression.getValue(context);
     } catch (EvaluationException e) {
       throw new IllegalArgumentException("@RateLimited(name = \"" + charge.limit() + "\", " + attribute + " = \""
-          + text + "\") on " + limited.describe() + " failed: " + e.getMessage(), e);
+          + text + "\") on " + limited.describe() + " failed: " + LogText.quoted(e.getMessage()), e);
     }
   }
 
@@ -140,7 +141,7 @@ final class CallEvaluator {
     if (!(count >= 0) || Double.isInfinite(count) || count > charge.largestCount()) {
       throw new RateLimitCountException(charge.limit(), count, charge.largestCount(), "@RateLimited(name = \""
           + charge.limit() + "\", count = \"" + charge.countText() + "\") on " + limited.describe() + " gave "
-          + value + ", but the count must be a finite number from 0 to " + format(charge.largestCount())
+          + (value instanceof Number ? value : LogText.quoted(String.valueOf(value))) + ", but the count must be a finite number from 0 to " + format(charge.largestCount())
           + ", the most limit '" + charge.limit() + "' can ever admit");
     }
     return count;

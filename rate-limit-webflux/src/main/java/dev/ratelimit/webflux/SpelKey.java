@@ -1,6 +1,7 @@
 package dev.ratelimit.webflux;
 
 import dev.ratelimit.http.Request;
+import dev.ratelimit.internal.LogText;
 import dev.ratelimit.http.RequestKey;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.commons.logging.Log;
@@ -63,7 +64,8 @@ final class SpelKey implements RequestKey {
     } catch (RuntimeException e) {
       // a key that can't be read is missing: the missing-key policy applies, never a 500
       if (failureLogged.compareAndSet(false, true)) {
-        LOG.warn("key " + text + " failed on a request (" + e.getMessage() + "); a missing key (logged once)");
+        // the message may carry request data (a value SpEL could not convert): quoted and cut, docs/design.md §10.1
+        LOG.warn("key " + text + " failed on a request (" + LogText.quoted(e.getMessage()) + "); a missing key (logged once)");
       }
       return null;
     }

@@ -11,7 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Counts over-admission with leases (DESIGN.md §4.3.3): two nodes (two RedisStores, two
+ * Counts over-admission with leases (docs/design.md §4.3.3): two nodes (two RedisStores, two
  * connections, {@code lease=50}) with 16 callers each drain one hot key of a limit whose refill is
  * negligible while it runs ({@code rate=N period=36500d}: a thousandth of a unit in ten seconds),
  * far past its end. Then both nodes close (their leases go back) and a third node without leases
@@ -24,6 +24,15 @@ public final class LeaseOverAdmission {
   private LeaseOverAdmission() {}
 
   public static void main(String[] args) throws Exception {
+    if (dev.ratelimit.benchmarks.Usage.asked(args, """
+        java [-Dlease=N] -cp rate-limit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.redis.LeaseOverAdmission [units] [rounds]
+          units    the limit's capacity, drained by 2 nodes x 16 callers (default 200000)
+          rounds   default 3
+          -Dlease=N  units per lease (default 50; 0: no leases)
+        starts its own redis-server on a free port (redis-server and redis-cli on the PATH)
+        """)) {
+      return;
+    }
     long units = args.length > 0 ? Long.parseLong(args[0]) : 200_000;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
     int callersPerNode = 16;

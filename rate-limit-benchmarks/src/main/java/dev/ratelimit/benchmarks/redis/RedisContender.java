@@ -84,7 +84,7 @@ interface RedisContender extends AutoCloseable {
   }
 
   /**
-   * Two application nodes with leases ({@code lease=50}, DESIGN.md §4.3.3): two
+   * Two application nodes with leases ({@code lease=50}, docs/design.md §4.3.3): two
    * RedisStores on two connections, two RateLimiters on one key space; the callers alternate
    * between them (each thread keeps its node).
    */

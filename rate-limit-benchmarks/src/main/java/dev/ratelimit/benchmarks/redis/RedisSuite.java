@@ -215,7 +215,23 @@ public final class RedisSuite {
     }
   }
 
+  private static final String USAGE = """
+      java [-D...] -cp rate-limit-benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.redis.RedisSuite [rounds] [report.md]
+        rounds      every scenario, number of callers and contender once per round, interleaved (default 3)
+        report.md   where the tables go (default rate-limit-benchmarks/target/benchmarks-redis.md)
+      starts its own redis-server on a free port; redis-server, redis-cli and redis-benchmark must be on the PATH
+      system properties:
+        -Dwarmup=S -Dmeasure=S  seconds per run (default 2 and 4)
+        -Dcallers=1,8,32        concurrent callers (default 1,8,32)
+        -Dscenarios=...         "hot key", "100k keys" (default both)
+        -Dcontenders=a,b,...    default %s
+        -Dlease=N               units per lease of rate-limit-lease (default 50)
+      """.formatted(String.join(",", RedisContender.NAMES));
+
   public static void main(String[] args) throws Exception {
+    if (dev.ratelimit.benchmarks.Usage.asked(args, USAGE)) {
+      return;
+    }
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 3;
     Path report = Path.of(args.length > 1 ? args[1] : "rate-limit-benchmarks/target/benchmarks-redis.md");
     Duration warmup = Duration.ofSeconds(Long.getLong("warmup", 2));
@@ -230,9 +246,9 @@ public final class RedisSuite {
       try (StatefulRedisConnection<String, String> admin = adminClient.connect()) {
         RedisCommands<String, String> commands = admin.sync();
         // a short run of each on every scenario with the most callers first, so that no contender
-        // meets a cold JIT in round one: after one 8-caller run on many keys, compiling still took
-        // up to 29 µs of JVM CPU per decision ("rest") in round one's hot-key runs, on the same
-        // two cores as redis-server; after this, under 5 (docs/benchmarks.md §4, sixth session)
+        // meets a cold JIT in round one: without it, compiling took up to 29 µs of JVM CPU per
+        // decision ("rest") in round one's hot-key runs, on the same two cores as redis-server;
+        // with it, under 5
         int most = Arrays.stream(CALLERS).max().orElse(8);
         for (String contender : CONTENDERS) {
           for (String scenario : SCENARIOS) {
@@ -486,7 +502,7 @@ public final class RedisSuite {
             ours / medianRate.getOrDefault(key(scenario, callers, "lua-token-bucket"), Double.NaN)));
       }
     }
-    // issue 16's target reads on these: the same script costs Redis more per decision when a
+    // the report's target reads on these: the same script costs Redis more per decision when a
     // socket read brings in fewer calls, so the reads go beside each ratio
     out.append("\nredis-server CPU per decision ÷ lua-token-bucket's (median runs), with redis-server's socket reads "
         + "per decision:\n\n| scenario | callers | lua-token-bucket reads | rate-limit | rate-limit-uncoalesced | "
@@ -514,6 +530,15 @@ public final class RedisSuite {
         out.append(format("| %s | %d | %.2f× | %.2f× |%n", scenario, callers,
             leased / medianRate.getOrDefault(key(scenario, callers, "bucket4j-batching"), Double.NaN),
             leased / medianRate.getOrDefault(key(scenario, callers, "rate-limit"), Double.NaN)));
+      }
+    }
+    out.append("\nThe bucket4j bridge (rate-limit-bucket4j on bucket4j-lettuce) ÷ bucket4j-lettuce called directly, "
+        + "decisions per second:\n\n| scenario | callers | ÷ bucket4j |\n|---|---|---|\n");
+    for (String scenario : SCENARIOS) {
+      for (int callers : CALLERS) {
+        out.append(format("| %s | %d | %.2f× |%n", scenario, callers,
+            medianRate.getOrDefault(key(scenario, callers, "rate-limit-bucket4j"), Double.NaN)
+                / medianRate.getOrDefault(key(scenario, callers, "bucket4j"), Double.NaN)));
       }
     }
     out.append("\nredis-benchmark on the same server (medians, requests per second):\n\n");
@@ -589,8 +614,8 @@ public final class RedisSuite {
     }
 
     /**
-     * redis-benchmark with 50 clients: a bare EVALSHA of {@code return 1}, and GET, as the issue
-     * states its scale; also GET of a small value, so the numbers mean the same on any server.
+     * redis-benchmark with 50 clients: a bare EVALSHA of {@code return 1}, the scale the report's
+     * target is stated in, and GET of a small value, so the numbers mean the same on any server.
      */
     Map<String, Double> baselines() throws IOException, InterruptedException {
       String sha = cli("SCRIPT", "LOAD", "return 1").strip();

@@ -31,7 +31,7 @@ import org.springframework.context.annotation.Configuration;
  * {@code annotated − unannotated − limiterAlone}; the target is at most 1 µs per call.
  * {@code listener=counts} adds the decision listener Spring Boot installs (the counts the
  * {@code ratelimit.decisions} meters read): side by side with {@code none}, what observing costs
- * per decision (issue 13: at most 20 ns on the in-memory hot key).
+ * per decision ({@link ListenerBenchmark} measures that alone).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

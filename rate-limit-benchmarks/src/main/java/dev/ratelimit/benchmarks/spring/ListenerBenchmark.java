@@ -16,7 +16,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * What observing costs per decision on the in-memory hot key (issue 13: at most 20 ns): the same
+ * What observing costs per decision on the in-memory hot key (the target: at most 20 ns): the same
  * decision on a limiter without a listener and on one with the listener Spring Boot installs
  * ({@link DecisionCounts}, the counters {@code ratelimit.decisions} reads), side by side in one
  * fork, so that both see the same machine.

@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.Limit;
+import dev.ratelimit.internal.LogText;
 import dev.ratelimit.limiter.RateLimiter;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -25,7 +26,9 @@ import org.springframework.core.env.Environment;
  * with the limiter: a change made through the {@code ratelimits} endpoint stays until the
  * property itself changes. A bad spec is logged and changes nothing (the old limit stays, and
  * the property is applied once it is fixed); a limit or plan added or removed is logged as
- * needing a restart, as the limiter's limits and plans are fixed when it is built.
+ * needing a restart, as the limiter's limits and plans are fixed when it is built. Specs come
+ * from a config server or a config map as often as from a file: a line shows them quoted and cut
+ * (docs/design.md §10.1), a trailing line break included.
  */
 final class LimitReload implements ApplicationListener<EnvironmentChangeEvent> {
   private static final Log LOG = LogFactory.getLog(LimitReload.class);
@@ -81,7 +84,7 @@ final class LimitReload implements ApplicationListener<EnvironmentChangeEvent> {
         continue;
       }
       if (!isInForce(name, plan)) {
-        LOG.warn(prefix + name + "=" + spec + " is new: not applied, a new limit or plan needs a restart");
+        LOG.warn(prefix + name + "=" + LogText.quoted(spec) + " is new: not applied, a new limit or plan needs a restart");
         applied.put(name, spec); // said once
       } else if (replace(prefix + name, name, plan, spec)) {
         applied.put(name, spec);
@@ -91,7 +94,7 @@ final class LimitReload implements ApplicationListener<EnvironmentChangeEvent> {
       Map.Entry<String, String> entry = it.next();
       if (!now.containsKey(entry.getKey())) {
         if (isInForce(entry.getKey(), plan)) {
-          LOG.warn(prefix + entry.getKey() + " was removed: '" + entry.getValue() + "' stays in force until a restart,"
+          LOG.warn(prefix + entry.getKey() + " was removed: " + LogText.quoted(entry.getValue()) + " stays in force until a restart,"
               + " as a limit or plan is fixed when the limiter is built");
         }
         it.remove(); // said once; given again, it is applied
@@ -108,10 +111,11 @@ final class LimitReload implements ApplicationListener<EnvironmentChangeEvent> {
   private boolean replace(String property, String name, String plan, String spec) {
     try {
       Limit previous = limiter.replace(name, plan, Limit.parse(spec));
-      LOG.info(property + " changed: '" + spec + "' in force (was '" + previous + "')");
+      LOG.info(property + " changed: " + LogText.quoted(spec) + " in force (was '" + previous + "')");
       return true;
     } catch (IllegalArgumentException | UnsupportedOperationException e) {
-      LOG.error(property + "=" + spec + " not applied: " + e.getMessage() + "; the limit in force stays");
+      LOG.error(property + "=" + LogText.quoted(spec) + " not applied: " + LogText.quoted(e.getMessage())
+          + "; the limit in force stays");
       return false;
     }
   }

@@ -1,5 +1,6 @@
 package dev.ratelimit.spring.boot;
 
+import dev.ratelimit.internal.LogText;
 import dev.ratelimit.spring.ExpressionVariables;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +22,8 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
  * evaluated on each request. An expression that fails on a request (a missing header
  * dereferenced, a bean that throws) never fails the request: a plan falls back to the default
  * plan, a condition holds (so that no request escapes a limit by making it fail), a key is missing
- * (the missing-key policy applies); each expression logs its first failure, once (docs/design.md
- * §7.3).
+ * (the missing-key policy applies); each expression logs its first failure, once, its message
+ * quoted and cut as it may carry request data (docs/design.md §7.3, §10.1).
  */
 public final class RequestExpression {
   private static final Log LOG = LogFactory.getLog(RequestExpression.class);
@@ -132,7 +133,7 @@ public final class RequestExpression {
 
   private void failed(String outcome, RuntimeException e) {
     if (failureLogged.compareAndSet(false, true)) {
-      LOG.warn(property + "=" + text + " failed on a request (" + e.getMessage() + "); " + outcome
+      LOG.warn(property + "=" + text + " failed on a request (" + LogText.quoted(e.getMessage()) + "); " + outcome
           + " (logged once)");
     }
   }

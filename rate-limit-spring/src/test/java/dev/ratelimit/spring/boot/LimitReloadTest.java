@@ -67,11 +67,21 @@ class LimitReloadTest {
     runner.run(context -> {
       change(context, Map.of("ratelimit.limits.api", "fixed-window rate=-3 period=1m"));
       assertThat(limit(context, "api")).isEqualTo(Limit.parse("fixed-window rate=10 period=1m"));
-      assertThat(output).contains("ratelimit.limits.api=fixed-window rate=-3 period=1m not applied")
+      assertThat(output).contains("ratelimit.limits.api=\"fixed-window rate=-3 period=1m\" not applied")
           .contains("the limit in force stays");
       context.getEnvironment().getPropertySources().remove("changed");
       change(context, Map.of("ratelimit.limits.api", "fixed-window rate=30 period=1m"));
       assertThat(limit(context, "api")).isEqualTo(Limit.parse("fixed-window rate=30 period=1m"));
+    });
+  }
+
+  @Test
+  void specWithALineBreak_fromAConfigMap_isLoggedEscaped_asOneLine(CapturedOutput output) {
+    runner.run(context -> {
+      change(context, Map.of("ratelimit.limits.api", "10/1m\n2026-01-01 WARN FORGED"));
+      assertThat(limit(context, "api")).isEqualTo(Limit.parse("fixed-window rate=10 period=1m"));
+      assertThat(output).contains("ratelimit.limits.api=\"10/1m\\n2026-01-01 WARN FORGED\" not applied")
+          .doesNotContain("\n2026-01-01 WARN FORGED");
     });
   }
 
@@ -82,7 +92,7 @@ class LimitReloadTest {
       Map<String, Limit> before = limiter.limits();
       change(context, Map.of("ratelimit.limits.exports", "fixed-window rate=1 period=1h"));
       assertThat(limiter.limits()).isEqualTo(before);
-      assertThat(output).contains("ratelimit.limits.exports=fixed-window rate=1 period=1h is new")
+      assertThat(output).contains("ratelimit.limits.exports=\"fixed-window rate=1 period=1h\" is new")
           .contains("needs a restart");
     });
     runner.run(context -> {
@@ -93,7 +103,7 @@ class LimitReloadTest {
       change(context, Map.of("ratelimit.limits.api", "fixed-window rate=10 period=1m",
           "ratelimit.plans.pro.api", "fixed-window rate=100 period=1m"));
       assertThat(limiter.limits()).isEqualTo(before);
-      assertThat(output).contains("ratelimit.limits.login was removed: 'fixed-window rate=5 period=15m' stays in force");
+      assertThat(output).contains("ratelimit.limits.login was removed: \"fixed-window rate=5 period=15m\" stays in force");
     });
   }
 
