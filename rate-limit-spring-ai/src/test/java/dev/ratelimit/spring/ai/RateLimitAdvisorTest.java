@@ -293,7 +293,7 @@ class RateLimitAdvisorTest {
   @Test
   void stream_whileItRuns_holdsTheEstimate() throws Exception {
     as("ann");
-    model.streams(List.of("a", "b"), ScriptedChatModel.End.HANG);
+    model.streams(List.of("a", "b"), ScriptedChatModel.End.HANG).usageOnEveryChunk(); // "a" reports 18 so far
     var running = chat("llm-tokens").prompt().user(PROMPT).stream().content().subscribe();
     try {
       assertThat(model.firstChunkSent().await(10, TimeUnit.SECONDS)).isTrue();
@@ -306,7 +306,7 @@ class RateLimitAdvisorTest {
   @Test
   void stream_cancelledMidway_keepsTheEstimate() throws Exception {
     as("ann");
-    model.streams(List.of("a", "b"), ScriptedChatModel.End.HANG);
+    model.streams(List.of("a", "b"), ScriptedChatModel.End.HANG).usageOnEveryChunk(); // "a" reports 18 so far
 
     assertThat(chat("llm-tokens").prompt().user(PROMPT).stream().content().take(1).collectList().block())
         .containsExactly("a");
@@ -317,7 +317,7 @@ class RateLimitAdvisorTest {
   @Test
   void stream_failingMidway_keepsTheEstimate() {
     as("ann");
-    model.streams(List.of("a", "b"), ScriptedChatModel.End.FAIL);
+    model.streams(List.of("a", "b"), ScriptedChatModel.End.FAIL).usageOnEveryChunk();
 
     assertThatThrownBy(() -> chat("llm-tokens").prompt().user(PROMPT).stream().content().collectList().block())
         .hasMessageContaining("the model failed midway");

@@ -156,7 +156,7 @@ class StreamingChatHttpTest {
 
   @Test
   void stream_cutShortByTheClient_keepsTheEstimate() throws Exception {
-    model.streams(List.of("a", "b"), ScriptedChatModel.End.HANG);
+    model.streams(List.of("a", "b"), ScriptedChatModel.End.HANG).usageOnEveryChunk(); // "a" reports 18 so far
 
     HttpResponse<Stream<String>> answer = client.send(stream("gina", PROMPT), HttpResponse.BodyHandlers.ofLines());
     try (Stream<String> lines = answer.body()) {
@@ -170,7 +170,7 @@ class StreamingChatHttpTest {
 
   @Test
   void stream_failingMidway_keepsTheEstimate() throws Exception {
-    model.streams(List.of("a", "b"), ScriptedChatModel.End.FAIL);
+    model.streams(List.of("a", "b"), ScriptedChatModel.End.FAIL).usageOnEveryChunk();
 
     assertThatThrownBy(() -> client.send(stream("gina", PROMPT), HttpResponse.BodyHandlers.ofString()).body())
         .isInstanceOf(IOException.class); // the server ends the connection mid-answer
