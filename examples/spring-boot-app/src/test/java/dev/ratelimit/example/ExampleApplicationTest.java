@@ -83,10 +83,14 @@ class ExampleApplicationTest {
   }
 
   @Test
-  void completions_costTheEstimatedTokens_andABadMaxTokensOrAHugePromptIs400() throws Exception {
-    String prompt = "x".repeat(400);
+  void completions_costTheTokensTheModelReported_andABadMaxTokensOrAHugePromptIs400() throws Exception {
+    String prompt = "x".repeat(400); // charged 100 + 500 up front; the model reports 100 + 250
+    HttpResponse<String> first = send("POST", "/completions?maxTokens=500&prompt=" + prompt, "cy");
+    assertThat(first.statusCode()).isEqualTo(200);
+    assertThat(first.body()).contains("completion of 400 characters, 250 tokens");
+    assertThat(tokensLeft("cy")).as("1000 - 350, and what refilled since (1000 a minute)").isBetween(650.0, 700.0);
     assertThat(send("POST", "/completions?maxTokens=500&prompt=" + prompt, "cy").statusCode()).isEqualTo(200);
-    HttpResponse<String> over = send("POST", "/completions?maxTokens=500&prompt=" + prompt, "cy");
+    HttpResponse<String> over = send("POST", "/completions?maxTokens=500&prompt=" + prompt, "cy"); // 600 > ~300
     assertThat(over.statusCode()).isEqualTo(429);
     assertThat(over.body()).contains("\"limit\":\"llm-tokens\"");
     for (String maxTokens : new String[] {"-100", "0", "501", "2147483647", "99999999999", "1e9"}) {
@@ -101,6 +105,13 @@ class ExampleApplicationTest {
     assertThat(huge.body()).contains("\"limit\":\"llm-tokens\"").contains("\"count\":1501").contains("\"maxCount\":1000");
     assertThat(send("POST", "/completions?maxTokens=50&prompt=hi", "bob").statusCode()).as("nothing was charged")
         .isEqualTo(200);
+  }
+
+  private double tokensLeft(String user) throws Exception {
+    java.util.regex.Matcher remaining = java.util.regex.Pattern.compile("\"remaining\":([0-9.]+)")
+        .matcher(send("GET", "/actuator/ratelimits/llm-tokens/" + user, "admin").body());
+    assertThat(remaining.find()).isTrue();
+    return Double.parseDouble(remaining.group(1));
   }
 
   @Test
