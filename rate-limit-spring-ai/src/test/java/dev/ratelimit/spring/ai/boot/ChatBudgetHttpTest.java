@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.contract.Concurrently;
 import dev.ratelimit.limiter.RateLimiter;
+import dev.ratelimit.spring.ai.RateLimitAdvisor;
 import dev.ratelimit.spring.ai.ScriptedChatModel;
+import dev.ratelimit.spring.boot.RateLimitProperties.MissingKey;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -78,7 +80,7 @@ class ChatBudgetHttpTest {
     @Bean
     SecurityFilterChain security(HttpSecurity http) throws Exception {
       return http.authorizeHttpRequests(requests -> requests
-              .requestMatchers("/open/**").permitAll()
+              .requestMatchers("/open/**", "/error").permitAll() // the error page renders the 400
               .requestMatchers("/actuator/**").hasRole("ADMIN")
               .anyRequest().authenticated())
           .httpBasic(Customizer.withDefaults())
@@ -97,9 +99,18 @@ class ChatBudgetHttpTest {
     @RestController
     static class Chat {
       private final ChatClient chat;
+      /** A client of the application's own, whose advisor refuses calls without a user. */
+      private final ChatClient strict;
 
-      Chat(ChatClient.Builder builder) {
+      Chat(ChatClient.Builder builder, ScriptedChatModel model, RateLimiter limiter) {
         this.chat = builder.build();
+        this.strict = ChatClient.builder(model).defaultAdvisors(RateLimitAdvisor.builder(limiter, "llm-tokens")
+            .missingKey(MissingKey.DENY).build()).build();
+      }
+
+      @PostMapping("/open/strict-chat")
+      String strict(@RequestBody String prompt) {
+        return strict.prompt().user(prompt).call().content();
       }
 
       /** The prompt is the body; {@code maxTokens} comes from the client, as an application might let it. */
@@ -224,6 +235,13 @@ class ChatBudgetHttpTest {
 
     assertThat(limiter.check("llm-tokens", "", 0).remaining()).isEqualTo(1000 - 37); // no path names the empty key
     assertThat(remaining("ann")).isEqualTo(1000);
+  }
+
+  @Test
+  void chat_byNobody_whereKeysAreRequired_is400_andTheModelIsNotCalled() throws Exception {
+    assertThat(post("/open/strict-chat", null, PROMPT).statusCode()).isEqualTo(400);
+    assertThat(model.calls()).isZero();
+    assertThat(post("/open/strict-chat", "ann", PROMPT).statusCode()).as("with a user").isEqualTo(200);
   }
 
   @Test

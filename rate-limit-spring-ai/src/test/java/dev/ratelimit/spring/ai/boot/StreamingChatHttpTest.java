@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.contract.Concurrently;
 import dev.ratelimit.limiter.RateLimiter;
+import dev.ratelimit.spring.ai.RateLimitAdvisor;
 import dev.ratelimit.spring.ai.ScriptedChatModel;
+import dev.ratelimit.spring.boot.RateLimitProperties.MissingKey;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -101,9 +103,18 @@ class StreamingChatHttpTest {
     @RestController
     static class Chat {
       private final ChatClient chat;
+      /** A client of the application's own, whose advisor refuses calls without a user. */
+      private final ChatClient strict;
 
-      Chat(ChatClient.Builder builder) {
+      Chat(ChatClient.Builder builder, ScriptedChatModel model, RateLimiter limiter) {
         this.chat = builder.build();
+        this.strict = ChatClient.builder(model).defaultAdvisors(RateLimitAdvisor.builder(limiter, "llm-tokens")
+            .missingKey(MissingKey.DENY).build()).build();
+      }
+
+      @PostMapping(path = "/open/strict-stream", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+      Flux<String> strict(@RequestBody String prompt) {
+        return strict.prompt().user(prompt).stream().content();
       }
 
       @PostMapping(path = {"/stream", "/open/stream"}, produces = MediaType.TEXT_EVENT_STREAM_VALUE)
@@ -208,6 +219,16 @@ class StreamingChatHttpTest {
 
     assertThat(answer.statusCode()).isEqualTo(200);
     assertThat(limiter.check("llm-tokens", "", 0).remaining()).isEqualTo(1000 - 37);
+  }
+
+  @Test
+  void stream_byNobody_whereKeysAreRequired_is400_andTheModelNeverStreams() throws Exception {
+    HttpResponse<String> refused = client.send(HttpRequest.newBuilder(
+        URI.create("http://localhost:" + port + "/open/strict-stream")).header("Content-Type", "text/plain")
+        .POST(HttpRequest.BodyPublishers.ofString(PROMPT)).build(), HttpResponse.BodyHandlers.ofString());
+
+    assertThat(refused.statusCode()).isEqualTo(400);
+    assertThat(model.streams()).isZero();
   }
 
   @Test
