@@ -49,8 +49,9 @@ import reactor.core.publisher.Mono;
  * }</pre>
  *
  * <p>Its order, {@link #DEFAULT_ORDER}, puts it before chat memory and tool calling, so that one
- * charge covers every model round of a call (the tool-calling advisor reports their sum) and an
- * advisor that answers without the model runs inside the charge only if ordered after it.
+ * charge covers every model round of a call (the tool-calling advisor reports their sum). An
+ * advisor that can answer without the model (a cache) spares the caller's budget only when it is
+ * ordered before this one.
  */
 public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
   /**
@@ -149,7 +150,6 @@ public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
           return null;
         }
         case DENY -> throw new MissingKeyException(limit);
-        default -> throw new IllegalStateException("missing-key " + missingKey);
       }
     }
     // tokens are whole: rounding up also keeps a tiny fraction from being a count too small to charge
