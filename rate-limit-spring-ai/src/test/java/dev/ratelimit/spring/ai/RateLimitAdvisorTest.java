@@ -346,6 +346,27 @@ class RateLimitAdvisorTest {
   }
 
   @Test
+  void stream_withAnEstimateTheLimitCanNeverAdmit_failsBeforeTheModelStreams() {
+    as("ann");
+
+    assertThatThrownBy(() -> chat("llm-tokens").prompt().user("x".repeat(4 << 20)).stream().content().collectList()
+        .block()).isInstanceOf(RateLimitCountException.class);
+    assertThat(model.streams()).isZero();
+    assertThat(remaining("llm-tokens", "ann")).isEqualTo(1000);
+  }
+
+  @Test
+  void call_withAMegabyteKey_chargesThatKeyAlone() {
+    String huge = "k".repeat(1 << 20); // the limiter keeps a digest of it, never the megabyte
+    ChatClient chat = chat(RateLimitAdvisor.builder(limiter, "llm-tokens")
+        .key(call -> (String) call.context().get("tenant")).build());
+    chat.prompt().user(PROMPT).advisors(a -> a.param("tenant", huge)).call().content();
+
+    assertThat(remaining("llm-tokens", huge)).isEqualTo(1000 - 37);
+    assertThat(remaining("llm-tokens", "k".repeat((1 << 20) - 1))).isEqualTo(1000);
+  }
+
+  @Test
   void stream_readsTheUserFromTheReactorContext() {
     chat("llm-tokens").prompt().user(PROMPT).stream().content()
         .contextWrite(ReactiveSecurityContextHolder.withAuthentication(
