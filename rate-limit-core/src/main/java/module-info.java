@@ -19,5 +19,5 @@ module dev.ratelimit.core {
       dev.ratelimit.spring;
   exports dev.ratelimit.internal to
       dev.ratelimit.redis, dev.ratelimit.bucket4j, dev.ratelimit.cli, dev.ratelimit.http, dev.ratelimit.servlet,
-      dev.ratelimit.spring;
+      dev.ratelimit.spring, dev.ratelimit.spring.ai;
 }
