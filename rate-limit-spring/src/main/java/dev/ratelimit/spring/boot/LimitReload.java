@@ -110,7 +110,7 @@ final class LimitReload implements ApplicationListener<EnvironmentChangeEvent> {
   /** Puts the spec in force; false, logged, when it can't be (the old limit stays). */
   private boolean replace(String property, String name, String plan, String spec) {
     try {
-      Limit previous = limiter.replace(name, plan, Limit.parse(spec));
+      Limit previous = limiter.named(name).onPlan(plan).replace(Limit.parse(spec));
       LOG.info(property + " changed: " + LogText.quoted(spec) + " in force (was '" + previous + "')");
       return true;
     } catch (IllegalArgumentException | UnsupportedOperationException e) {
