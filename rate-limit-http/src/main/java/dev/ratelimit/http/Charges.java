@@ -44,7 +44,7 @@ public final class Charges {
    * a request whose client went away without one, by whether its handler had started
    * (docs/design.md §2.7, what cancelling costs). A rule's refund goes through its
    * {@link PendingCharge} when it was charged alone on a blocking front end (exact, also for a
-   * shadow limit); otherwise through {@link RateLimiter#refund}, or {@link RateLimiter#refundAsync}
+   * shadow limit); otherwise through {@link NamedLimiter#refund}, or {@link NamedLimiter#refundAsync}
    * for a front end that must not block.
    */
   public static final class Settlement {

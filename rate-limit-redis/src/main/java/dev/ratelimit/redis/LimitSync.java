@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Keeps one limiter's runtime changes ({@link RateLimiter#replace}) the same on every node of one
+ * Keeps one limiter's runtime changes ({@link dev.ratelimit.limiter.NamedLimiter#replace}) the same on every node of one
  * Redis (docs/design.md §4.3.2). Redis holds the specs changed at runtime in one hash,
  * {@code prefix:limits}: field {@code name} or {@code name@plan}, value
  * {@code "<version> <Redis ms> <spec>"}, and field {@value #VERSION} counting the changes. A

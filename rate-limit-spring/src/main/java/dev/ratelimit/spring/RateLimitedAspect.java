@@ -91,7 +91,7 @@ public class RateLimitedAspect {
   /**
    * Charges up front, runs the method, then keeps or refunds each charge by its
    * {@code chargeIf}: one limit through its {@link PendingCharge} (exact), several through
-   * {@link RateLimiter#refund}.
+   * {@link NamedLimiter#refund}.
    */
   private Object chargeByOutcome(ProceedingJoinPoint call, LimitedMethod limited, CallEvaluator.Evaluated evaluated)
       throws Throwable {
