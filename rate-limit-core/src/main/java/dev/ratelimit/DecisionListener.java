@@ -7,7 +7,7 @@ package dev.ratelimit;
  *
  * <p>Called once per decision, after the decision is made: once for each {@code limit},
  * {@code check}, {@code reserve} (sync and async), for each
- * attempt of {@code acquire}, and once per {@link dev.ratelimit.limiter.LimitCall} of {@code limitAll}. A sharded
+ * attempt of {@code acquire}, and once per {@link dev.ratelimit.limiter.NamedLimiter.Call} of {@code limitAll}. A sharded
  * limit's request is reported once, however many shards it touched. Refunds and resets are not
  * decisions and are not reported. A call refused before any decision (a bad count, an unknown
  * limit) and a {@code closed} limit's call while the store is down (it throws

@@ -7,7 +7,7 @@ package dev.ratelimit;
  * {@link DecisionListener#onDecision(String, Decision, FailurePolicy, boolean) onDecision} with
  * {@code shadowDenied}) and to the log, at most once per limit and minute.
  * Lets a limit be rolled out, watched, then switched to enforce with
- * {@link dev.ratelimit.limiter.RateLimiter#replace(String, String)}, keeping every key's state.
+ * {@link dev.ratelimit.limiter.NamedLimiter#replace(String)}, keeping every key's state.
  *
  * @since 1.0
  */

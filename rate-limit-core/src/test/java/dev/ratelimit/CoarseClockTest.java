@@ -62,9 +62,9 @@ class CoarseClockTest {
   void aLimiterOnIt_admitsTheBurstThenWaitsTheWholeRefill() {
     RateLimiter limiter = RateLimiter.builder().clock(coarse).limit("api", "token-bucket rate=3 period=1h").build();
     for (int i = 0; i < 3; i++) {
-      assertThat(limiter.limit("api", "k", 1).allowed()).isTrue();
+      assertThat(limiter.named("api").limit("k", 1).allowed()).isTrue();
     }
-    Decision denied = limiter.limit("api", "k", 1);
+    Decision denied = limiter.named("api").limit("k", 1);
     assertThat(denied.allowed()).isFalse();
     // 20 minutes for one unit, less only the coarse time that passed since the burst
     assertThat(denied.retryAfterMillis()).isBetween(1_200_000L - 10_000, 1_200_000L);

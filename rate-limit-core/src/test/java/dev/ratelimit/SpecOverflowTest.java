@@ -82,7 +82,7 @@ class SpecOverflowTest {
     RateLimiter limiter = RateLimiter.builder().clock(clock).store(new InMemoryStore(clock)).limit("l", spec).build();
     double capacity = limiter.limits().get("l").capacity();
     for (double count : new double[] {capacity / 2, capacity, capacity / 2}) {
-      Decision decision = limiter.limit("l", "k", count);
+      Decision decision = limiter.named("l").limit("k", count);
       assertThat(decision.remaining()).as("%s", decision).isNotNaN();
       assertThat(decision.retryAfterMillis()).as("%s", decision).isNotNegative();
       assertThat(decision.resetAfterMillis()).as("%s", decision).isNotNegative();

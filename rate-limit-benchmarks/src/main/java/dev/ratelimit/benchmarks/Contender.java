@@ -100,7 +100,7 @@ public interface Contender {
 
     @Override
     public Object acquire(String key) {
-      return limiter.limit("api", key, 1);
+      return limiter.named("api").limit(key, 1);
     }
 
     @Override

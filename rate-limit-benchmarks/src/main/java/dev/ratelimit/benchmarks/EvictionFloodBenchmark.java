@@ -29,7 +29,7 @@ public final class EvictionFloodBenchmark {
         .limit("api", "quota rate=1000 cadence=day")
         .limit("hot", "token-bucket rate=100000000 period=1s").build();
     for (int i = 0; i < 6; i++) {
-      limiter.limit("login", "victim", 1);
+      limiter.named("login").limit("victim", 1);
     }
     String[] flood = new String[keys];
     for (int i = 0; i < keys; i++) {
@@ -40,7 +40,7 @@ public final class EvictionFloodBenchmark {
     Thread flooder = new Thread(() -> {
       for (String key : flood) {
         long start = System.nanoTime();
-        limiter.limit("api", key, 1);
+        limiter.named("api").limit(key, 1);
         slowestFloodCall[0] = Math.max(slowestFloodCall[0], System.nanoTime() - start);
       }
       flooding.set(false);
@@ -51,7 +51,7 @@ public final class EvictionFloodBenchmark {
     flooder.start();
     while (flooding.get() && calls < latencies.length) {
       long start = System.nanoTime();
-      limiter.limit("hot", "hot-user", 1);
+      limiter.named("hot").limit("hot-user", 1);
       latencies[calls++] = System.nanoTime() - start;
       if ((calls & 63) == 0) {
         Thread.yield(); // a user between requests, not a spinning core the flood must share
@@ -61,7 +61,7 @@ public final class EvictionFloodBenchmark {
     double seconds = (System.nanoTime() - began) / 1e9;
     int victimAdmitted = 0;
     for (int i = 0; i < 10; i++) {
-      victimAdmitted += limiter.limit("login", "victim", 1).allowed() ? 1 : 0;
+      victimAdmitted += limiter.named("login").limit("victim", 1).allowed() ? 1 : 0;
     }
     long[] sorted = Arrays.copyOf(latencies, calls);
     Arrays.sort(sorted);

@@ -54,14 +54,14 @@ class LettuceRedisOutageIT {
     try (RateLimiter limiter = RateLimiter.builder().store(store)
         .limit("closed", "token-bucket rate=10 period=1m failure=closed")
         .limit("open", "token-bucket rate=10 period=1m failure=open").build()) {
-      assertThat(limiter.limit("closed", "k", 1).remaining()).isEqualTo(9);
+      assertThat(limiter.named("closed").limit("k", 1).remaining()).isEqualTo(9);
 
       server.kill();
 
-      assertThatThrownBy(() -> limiter.limit("closed", "k", 1)).isInstanceOf(StoreUnavailableException.class)
+      assertThatThrownBy(() -> limiter.named("closed").limit("k", 1)).isInstanceOf(StoreUnavailableException.class)
           .hasMessageContaining("bucket4j could not decide for limit 'closed'");
-      assertThat(limiter.limit("open", "k", 1).allowed()).isTrue();
-      assertThatThrownBy(() -> limiter.limitAsync("closed", "k", 1).toCompletableFuture().join())
+      assertThat(limiter.named("open").limit("k", 1).allowed()).isTrue();
+      assertThatThrownBy(() -> limiter.named("closed").limitAsync("k", 1).toCompletableFuture().join())
           .isInstanceOf(CompletionException.class).hasCauseInstanceOf(StoreUnavailableException.class);
     }
   }
@@ -71,12 +71,12 @@ class LettuceRedisOutageIT {
     try (RateLimiter limiter = RateLimiter.builder().store(store).storeRetry(Duration.ofMillis(50))
         .storeFailure(FailurePolicy.CLOSED).limit("api", "token-bucket rate=10 period=1m").build()) {
       server.kill();
-      assertThatThrownBy(() -> limiter.limit("api", "k", 1)).isInstanceOf(StoreUnavailableException.class);
+      assertThatThrownBy(() -> limiter.named("api").limit("k", 1)).isInstanceOf(StoreUnavailableException.class);
 
       server.restart();
 
       await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-          .until(() -> limiter.limit("api", "k", 1).allowed() && limiter.storeAvailable());
+          .until(() -> limiter.named("api").limit("k", 1).allowed() && limiter.storeAvailable());
     }
   }
 }

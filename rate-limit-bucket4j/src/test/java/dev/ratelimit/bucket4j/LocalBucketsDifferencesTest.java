@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.ratelimit.Decision;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.Operation;
-import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.NamedLimiter;
 import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.InMemoryStore;
 import dev.ratelimit.store.RateLimitStore;
@@ -49,10 +49,10 @@ class LocalBucketsDifferencesTest {
     try (RateLimiter limiter = RateLimiter.builder().clock(clock).store(Bucket4jStore.local(clock))
         .limit("api", "token-bucket rate=2 period=1h").plan("watch", "api", "token-bucket rate=2 period=1h mode=shadow")
         .plan("pro", "api", "fixed-window rate=5 period=1h").build()) {
-      assertThat(limiter.limit("api", "k", 2).allowed()).isTrue();
-      assertThat(limiter.check("api", "watch", "k", 0).remaining()).as("one bucket: only the mode differs")
+      assertThat(limiter.named("api").limit("k", 2).allowed()).isTrue();
+      assertThat(limiter.named("api").onPlan("watch").check("k", 0).remaining()).as("one bucket: only the mode differs")
           .isCloseTo(0, within(1e-6));
-      assertThat(limiter.check("api", "pro", "k", 0).remaining()).as("another kind: buckets of its own")
+      assertThat(limiter.named("api").onPlan("pro").check("k", 0).remaining()).as("another kind: buckets of its own")
           .isCloseTo(5, within(1e-6));
     }
   }
@@ -61,19 +61,19 @@ class LocalBucketsDifferencesTest {
   void countsFinerThanAToken_areRoundedUpWhenTaken() {
     try (RateLimiter limiter = bucket4j("l", "token-bucket rate=10 period=1h")) {
       // a token is a millionth of a unit
-      assertThat(limiter.limit("l", "k", 1e-7).remaining()).isCloseTo(10 - 1e-6, within(1e-12));
+      assertThat(limiter.named("l").limit("k", 1e-7).remaining()).isCloseTo(10 - 1e-6, within(1e-12));
       // the in-memory store would have 9.9999999 left
-      assertThat(limiter.check("l", "k", 9.9999995).allowed()).isFalse();
-      assertThat(limiter.check("l", "k", 9.999999).allowed()).isTrue();
+      assertThat(limiter.named("l").check("k", 9.9999995).allowed()).isFalse();
+      assertThat(limiter.named("l").check("k", 9.999999).allowed()).isTrue();
     }
   }
 
   @Test
   void refundsFinerThanAToken_areRoundedDown() {
     try (RateLimiter limiter = bucket4j("l", "token-bucket rate=10 period=1h")) {
-      limiter.limit("l", "k", 5);
-      assertThat(limiter.refund("l", "k", 1.5e-6).remaining()).isCloseTo(5 + 1e-6, within(1e-12));
-      assertThat(limiter.refund("l", "k", 1e-7).remaining()).as("less than a token: nothing").isCloseTo(5 + 1e-6, within(1e-12));
+      limiter.named("l").limit("k", 5);
+      assertThat(limiter.named("l").refund("k", 1.5e-6).remaining()).isCloseTo(5 + 1e-6, within(1e-12));
+      assertThat(limiter.named("l").refund("k", 1e-7).remaining()).as("less than a token: nothing").isCloseTo(5 + 1e-6, within(1e-12));
     }
   }
 
@@ -81,8 +81,8 @@ class LocalBucketsDifferencesTest {
   void fastLimits_countWholeUnits() {
     // a billion per second is one token per nanosecond, bucket4j's fastest: one token is one unit
     try (RateLimiter limiter = bucket4j("l", "token-bucket rate=1000000000 period=1s")) {
-      assertThat(limiter.limit("l", "k", 0.5).remaining()).isEqualTo(999_999_999);
-      assertThat(limiter.refund("l", "k", 0.5).remaining()).isEqualTo(999_999_999);
+      assertThat(limiter.named("l").limit("k", 0.5).remaining()).isEqualTo(999_999_999);
+      assertThat(limiter.named("l").refund("k", 0.5).remaining()).isEqualTo(999_999_999);
     }
   }
 
@@ -92,7 +92,7 @@ class LocalBucketsDifferencesTest {
     try (RateLimiter limiter = bucket4j("l", "token-bucket rate=1000000000 period=1h capacity=1000000000000")) {
       // 10.0001 (the smallest count is 1e-11 of the capacity, 10) is charged as 10.001; the
       // tolerance is one ulp at 1e12, well below the 0.0009 being told apart
-      assertThat(limiter.limit("l", "k", 10.0001).remaining()).isCloseTo(1e12 - 10.001, within(2e-4));
+      assertThat(limiter.named("l").limit("k", 10.0001).remaining()).isCloseTo(1e12 - 10.001, within(2e-4));
     }
   }
 
@@ -115,25 +115,25 @@ class LocalBucketsDifferencesTest {
         RateLimiter reference = limiter(InMemoryStore.keepingEveryKey(clock), "l", spec)) {
       clock.setMillis(1_767_225_600_000L);
       for (RateLimiter limiter : List.of(ours, reference)) {
-        assertThat(limiter.reserve("l", "k", 5).remaining()).isEqualTo(-3);
+        assertThat(limiter.named("l").reserve("k", 5).remaining()).isEqualTo(-3);
       }
-      Decision denied = ours.reserve("l", "k", 1);
-      assertThat(denied).isEqualTo(reference.reserve("l", "k", 1));
+      Decision denied = ours.named("l").reserve("k", 1);
+      assertThat(denied).isEqualTo(reference.named("l").reserve("k", 1));
       assertThat(denied.allowed()).isFalse();
       assertThat(denied.retryAfterMillis()).as("fits after the next window's 2").isEqualTo(1_000);
-      assertThat(ours.check("l", "k", 0).remaining()).as("given back").isEqualTo(-3);
+      assertThat(ours.named("l").check("k", 0).remaining()).as("given back").isEqualTo(-3);
     }
   }
 
   @Test
   void limitAll_takesInOrderAndGivesBackOnADenial() {
     try (RateLimiter limiter = bucket4j("burst", "token-bucket rate=5 period=365d", "daily", "fixed-window rate=3 period=1d")) {
-      assertThat(limiter.limitAll(LimitCall.of("burst", "u", 2), LimitCall.of("daily", "u", 2)).allowed()).isTrue();
-      var denied = limiter.limitAll(LimitCall.of("burst", "u", 2), LimitCall.of("daily", "u", 2));
+      assertThat(limiter.limitAll(limiter.named("burst").call("u", 2), limiter.named("daily").call("u", 2)).allowed()).isTrue();
+      var denied = limiter.limitAll(limiter.named("burst").call("u", 2), limiter.named("daily").call("u", 2));
       assertThat(denied.allowed()).isFalse();
       assertThat(denied.decisions().get(1).allowed()).isFalse();
-      assertThat(limiter.check("burst", "u", 0).remaining()).as("given back").isEqualTo(3);
-      assertThat(limiter.check("daily", "u", 0).remaining()).isEqualTo(1);
+      assertThat(limiter.named("burst").check("u", 0).remaining()).as("given back").isEqualTo(3);
+      assertThat(limiter.named("daily").check("u", 0).remaining()).isEqualTo(1);
     }
   }
 
@@ -149,10 +149,10 @@ class LocalBucketsDifferencesTest {
         done.add(pool.submit(() -> {
           start.await();
           for (int i = 0; i < 5_000; i++) {
-            if (limiter.limitAll(LimitCall.of("a", "k"), LimitCall.of("b", "k")).allowed()) {
+            if (limiter.limitAll(limiter.named("a").call("k"), limiter.named("b").call("k")).allowed()) {
               both.incrementAndGet();
             }
-            if (i % 3 == 0 && limiter.limit("a", "k", 1).allowed()) {
+            if (i % 3 == 0 && limiter.named("a").limit("k", 1).allowed()) {
               aOnly.incrementAndGet();
             }
           }
@@ -165,8 +165,8 @@ class LocalBucketsDifferencesTest {
       }
       pool.shutdown();
       assertThat(both.get() + aOnly.get()).isLessThanOrEqualTo(1000);
-      assertThat(limiter.check("a", "k", 0).remaining()).isCloseTo(1000 - both.get() - aOnly.get(), within(0.01));
-      assertThat(limiter.check("b", "k", 0).remaining()).isEqualTo(500 - both.get());
+      assertThat(limiter.named("a").check("k", 0).remaining()).isCloseTo(1000 - both.get() - aOnly.get(), within(0.01));
+      assertThat(limiter.named("b").check("k", 0).remaining()).isEqualTo(500 - both.get());
     }
   }
 
@@ -199,11 +199,11 @@ class LocalBucketsDifferencesTest {
   void takesToTheBound_leaveATokenBucketsRefilledFractionOfATokenStanding() {
     try (RateLimiter ours = bucket4j("l", "token-bucket rate=10 period=1m capacity=20");
         RateLimiter core = limiter(new InMemoryStore(clock), "l", "token-bucket rate=10 period=1m capacity=20")) {
-      ours.limit("l", "k", 20);
-      core.limit("l", "k", 20);
+      ours.named("l").limit("k", 20);
+      core.named("l").limit("k", 20);
       clock.advanceMillis(1); // 1/6000 of a unit: 166 tokens and two thirds of one
-      assertThat(core.take("l", "k", 50).remaining()).isEqualTo(-20);
-      assertThat(ours.take("l", "k", 50).remaining()).isGreaterThan(-20).isCloseTo(-20, within(1e-6));
+      assertThat(core.named("l").take("k", 50).remaining()).isEqualTo(-20);
+      assertThat(ours.named("l").take("k", 50).remaining()).isGreaterThan(-20).isCloseTo(-20, within(1e-6));
     }
   }
 
@@ -215,8 +215,8 @@ class LocalBucketsDifferencesTest {
   @Test
   void takesBeyondTheBound_areGivenBack_andRacingTakesEndAtTheBound() throws Exception {
     try (RateLimiter limiter = bucket4j("l", "token-bucket rate=10 period=365d", "w", "fixed-window rate=10 period=365d")) {
-      assertThat(limiter.take("l", "k", 1e12).remaining()).isEqualTo(-10);
-      assertThat(limiter.take("l", "k", 3).remaining()).as("no deeper").isEqualTo(-10);
+      assertThat(limiter.named("l").take("k", 1e12).remaining()).isEqualTo(-10);
+      assertThat(limiter.named("l").take("k", 3).remaining()).as("no deeper").isEqualTo(-10);
       ExecutorService pool = Executors.newFixedThreadPool(4);
       CountDownLatch start = new CountDownLatch(1);
       List<Future<?>> done = new ArrayList<>();
@@ -224,8 +224,8 @@ class LocalBucketsDifferencesTest {
         done.add(pool.submit(() -> {
           start.await();
           for (int i = 0; i < 500; i++) {
-            limiter.take("l", "hot", 7);
-            limiter.take("w", "hot", 1e9);
+            limiter.named("l").take("hot", 7);
+            limiter.named("w").take("hot", 1e9);
           }
           return null;
         }));
@@ -235,8 +235,8 @@ class LocalBucketsDifferencesTest {
         future.get(1, TimeUnit.MINUTES);
       }
       pool.shutdown();
-      assertThat(limiter.check("l", "hot", 0).remaining()).isEqualTo(-10);
-      assertThat(limiter.check("w", "hot", 0).remaining()).isEqualTo(-10);
+      assertThat(limiter.named("l").check("hot", 0).remaining()).isEqualTo(-10);
+      assertThat(limiter.named("w").check("hot", 0).remaining()).isEqualTo(-10);
     }
   }
 
@@ -247,10 +247,10 @@ class LocalBucketsDifferencesTest {
   @Test
   void takesWhoseRepaymentOutlastsBucket4jsNanoseconds_areRefused() {
     try (RateLimiter limiter = bucket4j("l", "token-bucket rate=1 period=100000d")) {
-      assertThat(limiter.take("l", "k", 5).remaining()).as("274 years to repay").isEqualTo(-1);
-      assertThatThrownBy(() -> limiter.take("l", "k", 1)).isInstanceOf(UnsupportedOperationException.class)
+      assertThat(limiter.named("l").take("k", 5).remaining()).as("274 years to repay").isEqualTo(-1);
+      assertThatThrownBy(() -> limiter.named("l").take("k", 1)).isInstanceOf(UnsupportedOperationException.class)
           .hasMessageContaining("limit 'l' (a token-bucket)").hasMessageContaining("292 years");
-      assertThat(limiter.check("l", "k", 0).remaining()).as("nothing taken").isEqualTo(-1);
+      assertThat(limiter.named("l").check("k", 0).remaining()).as("nothing taken").isEqualTo(-1);
     }
   }
 }

@@ -9,7 +9,7 @@ import java.util.List;
  * An all-or-nothing call planned: the store charges of its calls (a sharded limit has several per
  * call), how they map back to each call, and its shadow parts, if any.
  */
-record AllOrNothing(List<LimitCall> calls, List<BoundLimit> bounds, List<Integer> sizes, List<Charge> charges,
+record AllOrNothing(List<NamedLimiter.Call> calls, List<BoundLimit> bounds, List<Integer> sizes, List<Charge> charges,
     ShadowParts shadows) {
   /** The charges on each limit's guarded space: decided by its failure policy while the store is down. */
   List<Charge> guarded() {

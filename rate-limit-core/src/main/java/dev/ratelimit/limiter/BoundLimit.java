@@ -122,7 +122,7 @@ class BoundLimit {
 
   /**
    * Another plan of {@code sibling}'s limit, on the same state per key when the two carry over
-   * (one kind, not sharded, no random phase: DESIGN.md §2.7); {@code null} when they don't, and
+   * (one kind, not sharded, no random phase: docs/design.md §2.7); {@code null} when they don't, and
    * the plan keeps a state of its own.
    *
    * @throws UnsupportedOperationException from a store that can't share the state
@@ -302,7 +302,7 @@ class BoundLimit {
   }
 
   /** One call of an all-or-nothing call, its units counted in the limit's top keys when tracked. */
-  final void noted(LimitCall call, Decision decision) {
+  final void noted(NamedLimiter.Call call, Decision decision) {
     if (top != null) {
       top.record(RateLimiter.key(call.key()), call.count(), decision.allowed());
     }

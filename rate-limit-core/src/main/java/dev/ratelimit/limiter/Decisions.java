@@ -4,13 +4,13 @@ import dev.ratelimit.Decision;
 import java.util.List;
 
 /**
- * The outcome of an all-or-nothing call over several limits: one decision per {@link LimitCall},
+ * The outcome of an all-or-nothing call over several limits: one decision per {@link NamedLimiter.Call},
  * in the same order. When denied, nothing was consumed on any limit and each decision shows that
  * limit's current level.
  *
  * @since 1.0
  */
-public record Decisions(List<LimitCall> calls, List<Decision> decisions) {
+public record Decisions(List<NamedLimiter.Call> calls, List<Decision> decisions) {
 
   public Decisions {
     calls = List.copyOf(calls);

@@ -6,7 +6,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Units taken up front by {@link RateLimiter#charge}, settled once the outcome is known: charging
+ * Units taken up front by {@link NamedLimiter#charge}, settled once the outcome is known: charging
  * first means concurrent calls can never overshoot the limit. Two ways to settle, once:
  *
  * <ul>

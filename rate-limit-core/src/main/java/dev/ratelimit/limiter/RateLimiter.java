@@ -24,15 +24,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
- * Decisions on named limits, per key. Thread-safe; build one per application.
+ * Decisions on named limits, per key. Thread-safe; build one per application. Each named limit
+ * is decided through its {@link NamedLimiter} ({@link #named}), which takes a plan and a key in
+ * separate steps, so that a limit's name, a plan and a key can't be given in each other's place.
  *
  * <pre>{@code
  * RateLimiter limiter = RateLimiter.builder()
  *     .limit("api", "token-bucket rate=100 period=1m")
  *     .limit("login", "fixed-window rate=5 period=15m")
  *     .build();                                  // in-memory store, system clock
+ * NamedLimiter api = limiter.named("api");       // keep it in a field
  *
- * Decision decision = limiter.limit("api", clientAddress, 1);
+ * Decision decision = api.limit(userId);
  * if (!decision.allowed()) { ... decision.retryAfter() ... }
  * }</pre>
  *
@@ -94,7 +97,7 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   /**
-   * A plan's slot: on the default plan's state per key when the two carry over (DESIGN.md §2.7),
+   * A plan's slot: on the default plan's state per key when the two carry over (docs/design.md §2.7),
    * else on a state of its own ({@code name@plan}).
    *
    * @throws IllegalStateException when they carry over but the store can't share the state
@@ -112,161 +115,30 @@ public final class RateLimiter implements AutoCloseable {
     return shared != null ? new Slot(own, shared) : new Slot(own, BoundLimit.bind(binding(), own, limit));
   }
 
+  /** A builder: limits, plans, the store, the clock, failure policy, listener, top keys. */
   public static Builder builder() {
     return new Builder();
   }
 
   /**
-   * The decisions on one named limit, its name looked up now instead of on every call (a hot
-   * loop on one limit saves a map lookup per call): see {@link NamedLimiter}.
+   * The decisions on one named limit, on its default plan ({@link NamedLimiter#onPlan} for
+   * another): every operation on a named limit goes through it. Cheap; safe to keep in a field.
    *
-   * @throws IllegalArgumentException for an unknown limit
+   * @throws IllegalArgumentException for an unknown limit, naming it and the configured ones
    */
   public NamedLimiter named(String name) {
     Slot slot = named.get(name);
     if (slot == null) {
       throw unknownLimit(name);
     }
-    return new NamedLimiter(name, slot, unknownPlans);
+    return new NamedLimiter(this, name, null, slot, slot);
   }
 
-  /** Consumes one unit if admitted; a denial changes nothing. */
-  public Decision limit(String name, String key) {
-    return limit(name, key, 1);
+  UnknownPlans unknownPlans() {
+    return unknownPlans;
   }
 
-  /** Consumes {@code count} units if admitted; a denial changes nothing. */
-  public Decision limit(String name, String key, double count) {
-    return bound(name).apply(key(key), Operation.LIMIT, count, 0);
-  }
-
-  /**
-   * {@link #limit(String, String, double)} under a plan's spec of the limit: {@code null}, or a
-   * plan not configured for this limit, is the default plan (an unknown plan is logged once).
-   */
-  public Decision limit(String name, String plan, String key, double count) {
-    return bound(name, plan).apply(key(key), Operation.LIMIT, count, 0);
-  }
-
-  /**
-   * Takes {@code count} units now, to be kept or given back once the outcome is known
-   * ({@link PendingCharge#settle}), or settled with what the call really cost
-   * ({@link PendingCharge#settleActual}): charging by outcome, exact under concurrency.
-   */
-  public PendingCharge charge(String name, String key, double count) {
-    return bound(name).charge(key(key), count);
-  }
-
-  /** {@link #charge(String, String, double)} under a plan's spec. */
-  public PendingCharge charge(String name, String plan, String key, double count) {
-    return bound(name, plan).charge(key(key), count);
-  }
-
-  /** {@link #charge(String, String, double)} without blocking, for callers on an event loop. */
-  public CompletionStage<PendingCharge> chargeAsync(String name, String key, double count) {
-    return bound(name).chargeAsync(key(key), count);
-  }
-
-  /** {@link #chargeAsync(String, String, double)} under a plan's spec. */
-  public CompletionStage<PendingCharge> chargeAsync(String name, String plan, String key, double count) {
-    return bound(name, plan).chargeAsync(key(key), count);
-  }
-
-  /**
-   * Takes {@code count} units whatever the key holds: units already spent, charged after the
-   * fact. The key may go into debt, so that later calls wait, down to one capacity (or
-   * {@code maxReserved}, when finite and deeper); the rest is not taken (docs/design.md §2.4).
-   * To charge an estimate first and settle it later, use {@link #charge} and
-   * {@link PendingCharge#settleActual}.
-   *
-   * @param count a finite number, 0 or more; any size (what it takes is bounded)
-   * @return the key's state afterwards, as a check for 0 units (not allowed while in debt)
-   */
-  public Decision take(String name, String key, double count) {
-    return bound(name).take(key(key), count);
-  }
-
-  /** {@link #take(String, String, double)} under a plan's spec. */
-  public Decision take(String name, String plan, String key, double count) {
-    return bound(name, plan).take(key(key), count);
-  }
-
-  public CompletionStage<Decision> takeAsync(String name, String key, double count) {
-    return bound(name).takeAsync(key(key), count);
-  }
-
-  public CompletionStage<Decision> takeAsync(String name, String plan, String key, double count) {
-    return bound(name, plan).takeAsync(key(key), count);
-  }
-
-  /** {@link #check(String, String, double)} under a plan's spec. */
-  public Decision check(String name, String plan, String key, double count) {
-    return bound(name, plan).apply(key(key), Operation.CHECK, count, 0);
-  }
-
-  /** {@link #reserve(String, String, double)} under a plan's spec. */
-  public Decision reserve(String name, String plan, String key, double count) {
-    return bound(name, plan).apply(key(key), Operation.RESERVE, count, Long.MAX_VALUE);
-  }
-
-  /** {@link #refund(String, String, double)} under a plan's spec. */
-  public Decision refund(String name, String plan, String key, double count) {
-    return bound(name, plan).refund(key(key), count);
-  }
-
-  /** {@link #acquire(String, String, double, Duration)} under a plan's spec. */
-  public Decision acquire(String name, String plan, String key, double count, Duration maxWait)
-      throws InterruptedException {
-    return acquire(bound(name, plan), key, count, maxWait);
-  }
-
-  public CompletionStage<Decision> limitAsync(String name, String plan, String key, double count) {
-    return bound(name, plan).applyAsync(key(key), Operation.LIMIT, count, 0);
-  }
-
-  public CompletionStage<Decision> checkAsync(String name, String plan, String key, double count) {
-    return bound(name, plan).applyAsync(key(key), Operation.CHECK, count, 0);
-  }
-
-  public CompletionStage<Decision> reserveAsync(String name, String plan, String key, double count) {
-    return bound(name, plan).applyAsync(key(key), Operation.RESERVE, count, Long.MAX_VALUE);
-  }
-
-  public CompletionStage<Decision> refundAsync(String name, String plan, String key, double count) {
-    return bound(name, plan).refundAsync(key(key), count);
-  }
-
-  public CompletionStage<Decision> acquireAsync(String name, String plan, String key, double count, Duration maxWait) {
-    return acquireAsync(bound(name, plan), key, count, maxWait);
-  }
-
-  /** The decision {@link #limit} would make, consuming nothing. */
-  public Decision check(String name, String key, double count) {
-    return bound(name).apply(key(key), Operation.CHECK, count, 0);
-  }
-
-  /**
-   * Consumes now, even into debt down to the limit's {@code maxReserved}; the decision's
-   * {@code retryAfter} is how long to wait before doing the work. Token bucket, GCRA and fixed
-   * window only.
-   */
-  public Decision reserve(String name, String key, double count) {
-    return bound(name).apply(key(key), Operation.RESERVE, count, Long.MAX_VALUE);
-  }
-
-  /**
-   * Waits for its turn, at most {@code maxWait}: reserves and sleeps until the reservation is
-   * due, or gives up at once, consuming nothing, when the wait would be longer. Kinds without
-   * reservations retry when the decision says, until {@code maxWait} is spent.
-   *
-   * @return the admitting decision, or the denial when the wait would exceed {@code maxWait}
-   * @throws InterruptedException if interrupted while waiting; the reservation is given back
-   */
-  public Decision acquire(String name, String key, double count, Duration maxWait) throws InterruptedException {
-    return acquire(bound(name), key, count, maxWait);
-  }
-
-  private Decision acquire(BoundLimit bound, String key, double count, Duration maxWait) throws InterruptedException {
+  Decision acquire(BoundLimit bound, String key, double count, Duration maxWait) throws InterruptedException {
     String k = key(key);
     long budget = maxWait.toMillis();
     if (bound.limit.reservable()) {
@@ -285,43 +157,67 @@ public final class RateLimiter implements AutoCloseable {
         Decision::retryAfterMillis, clock.millis() + budget);
   }
 
+  CompletionStage<Decision> acquireAsync(BoundLimit bound, String key, double count, Duration maxWait) {
+    String k = key(key);
+    long budget = maxWait.toMillis();
+    if (bound.limit.reservable()) {
+      return bound.applyAsync(k, Operation.RESERVE, count, budget).thenCompose(decision -> decision.allowed()
+          ? clock.after(decision.retryAfterMillis()).thenApply(done -> decision)
+          : CompletableFuture.completedFuture(decision));
+    }
+    return WaitLoop.retryUntilAsync(clock, () -> bound.applyAsync(k, Operation.LIMIT, count, 0), Decision::allowed,
+        Decision::retryAfterMillis, clock.millis() + budget);
+  }
+
   /**
-   * {@link #acquire} on several limits at once, all or nothing: one call acquires; several are
-   * tried together and, while denied, again when the decisions say, until {@code maxWait} is
-   * spent.
+   * Acquires on several limits at once, all or nothing ({@link NamedLimiter#acquire} for one):
+   * one call acquires; several are tried together and, while denied, again when the decisions
+   * say, until {@code maxWait} is spent.
    *
+   * @param calls made by {@link NamedLimiter#call} on this limiter's limits
    * @return the admitting decisions, or the denials when the wait would exceed {@code maxWait}
    * @throws InterruptedException if interrupted while waiting
+   * @throws IllegalArgumentException for a call made by another limiter
    */
-  public Decisions acquireAll(List<LimitCall> calls, Duration maxWait) throws InterruptedException {
+  public Decisions acquireAll(List<NamedLimiter.Call> calls, Duration maxWait) throws InterruptedException {
     Objects.requireNonNull(maxWait, "maxWait");
     if (calls.size() == 1) {
-      LimitCall only = calls.get(0);
-      return new Decisions(calls, List.of(acquire(bound(only.limit(), only.plan()), only.key(), only.count(), maxWait)));
+      NamedLimiter.Call only = calls.get(0);
+      return new Decisions(calls, List.of(acquire(bound(only), only.key(), only.count(), maxWait)));
     }
     return WaitLoop.retryUntil(clock, () -> limitAll(calls), Decisions::allowed, Decisions::retryAfterMillis,
         clock.millis() + maxWait.toMillis());
   }
 
   /** {@link #acquireAll} without blocking a thread: completes when the turn has come. */
-  public CompletionStage<Decisions> acquireAllAsync(List<LimitCall> calls, Duration maxWait) {
+  public CompletionStage<Decisions> acquireAllAsync(List<NamedLimiter.Call> calls, Duration maxWait) {
     Objects.requireNonNull(maxWait, "maxWait");
     if (calls.size() == 1) {
-      LimitCall only = calls.get(0);
-      return acquireAsync(bound(only.limit(), only.plan()), only.key(), only.count(), maxWait)
+      NamedLimiter.Call only = calls.get(0);
+      return acquireAsync(bound(only), only.key(), only.count(), maxWait)
           .thenApply(decision -> new Decisions(calls, List.of(decision)));
     }
     return WaitLoop.retryUntilAsync(clock, () -> limitAllAsync(calls), Decisions::allowed,
         Decisions::retryAfterMillis, clock.millis() + maxWait.toMillis());
   }
 
-  /** Consumes on every limit or on none. */
-  public Decisions limitAll(LimitCall... calls) {
+  /**
+   * Consumes on every limit or on none.
+   *
+   * @param calls made by {@link NamedLimiter#call} on this limiter's limits
+   * @throws IllegalArgumentException for a call made by another limiter
+   */
+  public Decisions limitAll(NamedLimiter.Call... calls) {
     return limitAll(List.of(calls));
   }
 
-  /** Consumes on every limit or on none. */
-  public Decisions limitAll(List<LimitCall> calls) {
+  /**
+   * Consumes on every limit or on none.
+   *
+   * @param calls made by {@link NamedLimiter#call} on this limiter's limits
+   * @throws IllegalArgumentException for a call made by another limiter
+   */
+  public Decisions limitAll(List<NamedLimiter.Call> calls) {
     AllOrNothing plan = plan(calls);
     if (plan.shadows() != null) {
       return plan.shadows().decide(limitAll(plan.shadows().enforced()));
@@ -350,55 +246,8 @@ public final class RateLimiter implements AutoCloseable {
     });
   }
 
-  /** Forgets the key, under every plan: it is full again. */
-  public void reset(String name, String key) {
-    bound(name).reset(key(key));
-    for (Slot plan : named.get(name).plans.values()) {
-      if (!plan.bound.name.equals(name)) { // a plan sharing the default's state was reset with it
-        plan.bound.reset(key(key));
-      }
-    }
-  }
-
-  /**
-   * Gives back units that were taken but not used, never above the capacity.
-   *
-   * @return the key's state afterwards (a check for 0 units)
-   */
-  public Decision refund(String name, String key, double count) {
-    return bound(name).refund(key(key), count);
-  }
-
-  public CompletionStage<Decision> limitAsync(String name, String key, double count) {
-    return bound(name).applyAsync(key(key), Operation.LIMIT, count, 0);
-  }
-
-  public CompletionStage<Decision> checkAsync(String name, String key, double count) {
-    return bound(name).applyAsync(key(key), Operation.CHECK, count, 0);
-  }
-
-  public CompletionStage<Decision> reserveAsync(String name, String key, double count) {
-    return bound(name).applyAsync(key(key), Operation.RESERVE, count, Long.MAX_VALUE);
-  }
-
-  /** {@link #acquire} without blocking a thread: completes when the turn has come. */
-  public CompletionStage<Decision> acquireAsync(String name, String key, double count, Duration maxWait) {
-    return acquireAsync(bound(name), key, count, maxWait);
-  }
-
-  private CompletionStage<Decision> acquireAsync(BoundLimit bound, String key, double count, Duration maxWait) {
-    String k = key(key);
-    long budget = maxWait.toMillis();
-    if (bound.limit.reservable()) {
-      return bound.applyAsync(k, Operation.RESERVE, count, budget).thenCompose(decision -> decision.allowed()
-          ? clock.after(decision.retryAfterMillis()).thenApply(done -> decision)
-          : CompletableFuture.completedFuture(decision));
-    }
-    return WaitLoop.retryUntilAsync(clock, () -> bound.applyAsync(k, Operation.LIMIT, count, 0), Decision::allowed,
-        Decision::retryAfterMillis, clock.millis() + budget);
-  }
-
-  public CompletionStage<Decisions> limitAllAsync(List<LimitCall> calls) {
+  /** {@link #limitAll(List)} without blocking, for callers on an event loop. */
+  public CompletionStage<Decisions> limitAllAsync(List<NamedLimiter.Call> calls) {
     AllOrNothing plan = plan(calls);
     if (plan.shadows() != null) {
       ShadowParts shadows = plan.shadows();
@@ -412,51 +261,54 @@ public final class RateLimiter implements AutoCloseable {
         perCharge -> plan.reported(plan.decisions(perCharge), report));
   }
 
-  /** {@link #reset} without blocking, under every plan. */
-  public CompletionStage<Void> resetAsync(String name, String key) {
-    CompletionStage<Void> done = bound(name).resetAsync(key(key));
-    for (Slot plan : named.get(name).plans.values()) {
+  /** Forgets the key of a named limit, under every plan: it is full again. */
+  void reset(String name, Slot slot, String key) {
+    String k = key(key);
+    slot.bound.reset(k);
+    for (Slot plan : slot.plans.values()) {
+      if (!plan.bound.name.equals(name)) { // a plan sharing the default's state was reset with it
+        plan.bound.reset(k);
+      }
+    }
+  }
+
+  /** {@link #reset(String, Slot, String)} without blocking. */
+  CompletionStage<Void> resetAsync(String name, Slot slot, String key) {
+    String k = key(key);
+    CompletionStage<Void> done = slot.bound.resetAsync(k);
+    for (Slot plan : slot.plans.values()) {
       if (!plan.bound.name.equals(name)) {
-        done = done.thenCompose(ignored -> plan.bound.resetAsync(key(key)));
+        done = done.thenCompose(ignored -> plan.bound.resetAsync(k));
       }
     }
     return done;
   }
 
-  public CompletionStage<Decision> refundAsync(String name, String key, double count) {
-    return bound(name).refundAsync(key(key), count);
-  }
-
-  /** {@link #limit(String, String, double)} on a limit that has no name: equal limits share state. */
+  /**
+   * Consumes {@code count} units if admitted, on a limit that has no name: equal limits share
+   * state.
+   */
   public Decision limit(Limit limit, String key, double count) {
     return adHoc(limit).apply(key(key), Operation.LIMIT, count, 0);
   }
 
+  /** The decision {@link #limit(Limit, String, double)} would make, consuming nothing. */
   public Decision check(Limit limit, String key, double count) {
     return adHoc(limit).apply(key(key), Operation.CHECK, count, 0);
   }
 
+  /** {@link NamedLimiter#reserve} on a limit that has no name. */
   public Decision reserve(Limit limit, String key, double count) {
     return adHoc(limit).apply(key(key), Operation.RESERVE, count, Long.MAX_VALUE);
   }
 
+  /** Forgets the key of a limit that has no name: it is full again. */
   public void reset(Limit limit, String key) {
     adHoc(limit).reset(key(key));
   }
 
-  /**
-   * The heaviest keys of a named limit over its recent windows, heaviest first, as a
-   * heavy-hitters sketch counts them in bounded memory (docs/design.md §10.2): the units each key
-   * was admitted and refused under any of the limit's plans, by {@code limit}, {@code reserve},
-   * {@code limitAll}, {@code charge}, {@code acquire} and {@link NamedLimiter#admit} (checks take
-   * nothing and are not counted), over the current window and the one before.
-   *
-   * @param max how many keys at most
-   * @throws IllegalArgumentException for an unknown limit or a negative {@code max}
-   * @throws IllegalStateException when top keys are not tracked ({@link Builder#trackTopKeys})
-   */
-  public List<TopKey> topKeys(String name, int max) {
-    bound(name); // an unknown limit is refused as everywhere else
+  /** {@link NamedLimiter#topKeys}. */
+  List<NamedLimiter.TopKey> topKeys(String name, int max) {
     if (max < 0) {
       throw new IllegalArgumentException("max must be 0 or more but was " + max);
     }
@@ -489,38 +341,8 @@ public final class RateLimiter implements AutoCloseable {
     return Collections.unmodifiableMap(all);
   }
 
-  /**
-   * Puts {@code spec} in force for a named limit's default plan while the limiter serves.
-   *
-   * @return the limit it replaced
-   * @throws dev.ratelimit.InvalidLimitSpecException for a bad spec; nothing changes
-   * @see #replace(String, String, Limit)
-   */
-  public Limit replace(String name, String spec) {
-    return replace(name, null, Limit.parse(spec));
-  }
-
-  /** {@link #replace(String, String, Limit)} on the default plan. */
-  public Limit replace(String name, Limit limit) {
-    return replace(name, null, limit);
-  }
-
-  /**
-   * Puts {@code limit} in force for a named limit under {@code plan} ({@code null}: the default
-   * plan) while the limiter serves. Each call reads the limit once, so it is decided wholly by
-   * the old limit or wholly by the new. Keys keep their state when it reads the same under both
-   * (only {@code mode} or {@code failure} changed); a token bucket, GCRA or fixed window of the
-   * same kind carries each key's used units over, capped by the new capacity; any other change
-   * starts every key fresh (DESIGN.md §2.7).
-   *
-   * @return the limit it replaced
-   * @throws IllegalArgumentException for an unknown limit or a plan not configured for it
-   * @throws dev.ratelimit.StoreUnavailableException when a store that shares changes between nodes can't take
-   *     it (Redis with synced limits, docs/design.md §4.3.2); nothing changes
-   * @throws IllegalStateException for a default plan whose state plans share, by a limit they
-   *     can't carry over to (replace those plans first)
-   */
-  public Limit replace(String name, String plan, Limit limit) {
+  /** {@link NamedLimiter#replace(Limit)}: a plan must be configured for the limit. */
+  Limit replace(String name, String plan, Limit limit) {
     Objects.requireNonNull(limit, "limit");
     Slot slot = slot(name, plan);
     synchronized (named.get(name)) { // replacements of one name's plans in order; decisions never wait on this
@@ -529,7 +351,6 @@ public final class RateLimiter implements AutoCloseable {
       return previous.limit;
     }
   }
-
   /**
    * The bound limit taking {@code slot}'s place. Plans sharing one state per key (§2.7) stay on it
    * while they carry over to one another; a plan replaced by a limit they don't carry over to
@@ -602,21 +423,13 @@ public final class RateLimiter implements AutoCloseable {
     }
   }
 
-  private BoundLimit bound(String name) {
-    Slot slot = named.get(name);
-    if (slot == null) {
-      throw unknownLimit(name);
+  /** The limit in force for a call of an all-or-nothing call, which must be this limiter's. */
+  private BoundLimit bound(NamedLimiter.Call call) {
+    if (call.named().limiter() != this) {
+      throw new IllegalArgumentException("an all-or-nothing call on limit '" + call.limit()
+          + "' was made by another RateLimiter; make it with this limiter's named(\"" + call.limit() + "\").call(...)");
     }
-    return slot.bound;
-  }
-
-  /** The limit in force under a plan; an unknown plan is the default one, logged once. */
-  private BoundLimit bound(String name, String plan) {
-    Slot slot = named.get(name);
-    if (slot == null) {
-      throw unknownLimit(name);
-    }
-    return slot.under(plan, unknownPlans);
+    return call.named().bound();
   }
 
   /** The slot to replace: a plan must be configured. */
@@ -719,13 +532,13 @@ public final class RateLimiter implements AutoCloseable {
   }
 
   /** The store charges of an all-or-nothing call, and how they map back to its calls. */
-  private AllOrNothing plan(List<LimitCall> calls) {
+  private AllOrNothing plan(List<NamedLimiter.Call> calls) {
     List<BoundLimit> bounds = new ArrayList<>(calls.size());
     List<Integer> sizes = new ArrayList<>(calls.size());
     List<Charge> charges = new ArrayList<>(calls.size());
     boolean shadow = false;
-    for (LimitCall call : calls) {
-      BoundLimit bound = bound(call.limit(), call.plan());
+    for (NamedLimiter.Call call : calls) {
+      BoundLimit bound = bound(call);
       for (int i = 0; i < bounds.size(); i++) {
         // one state under two limits at one instant: the store would decide it by both at once
         if (bounds.get(i) != bound && bounds.get(i).name.equals(bound.name)
@@ -783,7 +596,7 @@ public final class RateLimiter implements AutoCloseable {
 
     /**
      * Gives a named limit another spec under a plan (a tier such as {@code pro}); calls choose
-     * the plan ({@link RateLimiter#limit(String, String, String, double)}). The limit needs a
+     * the plan ({@link NamedLimiter#onPlan}). The limit needs a
      * default spec ({@link #limit(String, String)}), or {@link #build} throws
      * {@link IllegalStateException}.
      *
@@ -855,7 +668,7 @@ public final class RateLimiter implements AutoCloseable {
     }
 
     /**
-     * Tracks each named limit's heaviest keys, for {@link RateLimiter#topKeys} (docs/design.md
+     * Tracks each named limit's heaviest keys, for {@link NamedLimiter#topKeys} (docs/design.md
      * §10.2): a heavy-hitters sketch of {@code size} keys per window and per stripe of threads
      * (up to 8 stripes), two windows of {@code window} each. Every admitted or refused
      * {@code limit} then costs a lock taken without waiting, a hash lookup and a clock read.

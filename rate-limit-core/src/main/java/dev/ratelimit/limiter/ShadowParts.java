@@ -13,9 +13,9 @@ import java.util.concurrent.CompletionStage;
  * if enforced: charged when the enforced parts admitted, only checked when they denied (an
  * enforced all-or-nothing call would have charged none).
  */
-record ShadowParts(List<LimitCall> calls, List<BoundLimit> bounds) {
-  List<LimitCall> enforced() {
-    List<LimitCall> enforced = new ArrayList<>(calls.size());
+record ShadowParts(List<NamedLimiter.Call> calls, List<BoundLimit> bounds) {
+  List<NamedLimiter.Call> enforced() {
+    List<NamedLimiter.Call> enforced = new ArrayList<>(calls.size());
     for (int i = 0; i < calls.size(); i++) {
       if (!bounds.get(i).shadow) {
         enforced.add(calls.get(i));
@@ -29,7 +29,7 @@ record ShadowParts(List<LimitCall> calls, List<BoundLimit> bounds) {
     List<Decision> all = new ArrayList<>(calls.size());
     int at = 0;
     for (int i = 0; i < calls.size(); i++) {
-      LimitCall call = calls.get(i);
+      NamedLimiter.Call call = calls.get(i);
       all.add(bounds.get(i).shadow
           ? bounds.get(i).apply(RateLimiter.key(call.key()), op, call.count(), 0)
           : enforced.decisions().get(at++));
@@ -42,7 +42,7 @@ record ShadowParts(List<LimitCall> calls, List<BoundLimit> bounds) {
     CompletionStage<List<Decision>> all = CompletableFuture.completedFuture(new ArrayList<>(calls.size()));
     int at = 0;
     for (int i = 0; i < calls.size(); i++) {
-      LimitCall call = calls.get(i);
+      NamedLimiter.Call call = calls.get(i);
       BoundLimit bound = bounds.get(i);
       if (bound.shadow) {
         all = all.thenCompose(list -> bound.applyAsync(RateLimiter.key(call.key()), op, call.count(), 0)

@@ -27,18 +27,18 @@ final class Slot {
   }
 
   /**
-   * The limit in force under {@code plan}, on a default plan's slot: {@code null}, or a plan not
+   * The slot in force under {@code plan}, on a default plan's slot: {@code null}, or a plan not
    * configured for this limit, is the default plan (an unknown plan is logged once).
    */
-  BoundLimit under(String plan, UnknownPlans unknown) {
+  Slot resolve(String plan, UnknownPlans unknown) {
     if (plan == null) {
-      return bound;
+      return this;
     }
     Slot planned = plans.get(plan);
     if (planned == null) {
       unknown.seen(storeName, plan);
-      return bound;
+      return this;
     }
-    return planned.bound;
+    return planned;
   }
 }

@@ -106,7 +106,7 @@ final class TopKeys {
    * The {@code n} heaviest keys of the current window and the one before, by the most units
    * (admitted and refused) each may have had, heaviest first; ties by key.
    */
-  List<TopKey> top(int n) {
+  List<NamedLimiter.TopKey> top(int n) {
     long window = window();
     List<SpaceSaving.Count> held = new ArrayList<>();
     List<Double> bounds = new ArrayList<>();
@@ -139,9 +139,9 @@ final class TopKeys {
       sums[2] += count.error() - bounds.get(sketch);
     }
     return merged.entrySet().stream()
-        .map(e -> new TopKey(e.getKey(), e.getValue()[0], e.getValue()[1], Math.max(0, e.getValue()[2])))
-        .sorted(Comparator.comparingDouble((TopKey top) -> top.units() + top.denied() + top.uncounted()).reversed()
-            .thenComparing(TopKey::key))
+        .map(e -> new NamedLimiter.TopKey(e.getKey(), e.getValue()[0], e.getValue()[1], Math.max(0, e.getValue()[2])))
+        .sorted(Comparator.comparingDouble((NamedLimiter.TopKey top) -> top.units() + top.denied() + top.uncounted()).reversed()
+            .thenComparing(NamedLimiter.TopKey::key))
         .limit(n)
         .toList();
   }

@@ -94,15 +94,15 @@ public final class TraceReplayer {
     clock.setMillis(request.t());
     try {
       if (request.op().equals("reset")) {
-        limiter.reset(request.limit(), request.key());
+        limiter.named(request.limit()).reset(request.key());
         return new Outcome(request, null, null, echo(fields).add("\"reset\": true").toString());
       }
       Decision decision = switch (request.op()) {
-        case "limit" -> limiter.limit(request.limit(), request.key(), request.count());
-        case "check" -> limiter.check(request.limit(), request.key(), request.count());
-        case "take" -> limiter.take(request.limit(), request.key(), request.count());
-        case "refund" -> limiter.refund(request.limit(), request.key(), request.count());
-        default -> limiter.reserve(request.limit(), request.key(), request.count());
+        case "limit" -> limiter.named(request.limit()).limit(request.key(), request.count());
+        case "check" -> limiter.named(request.limit()).check(request.key(), request.count());
+        case "take" -> limiter.named(request.limit()).take(request.key(), request.count());
+        case "refund" -> limiter.named(request.limit()).refund(request.key(), request.count());
+        default -> limiter.named(request.limit()).reserve(request.key(), request.count());
       };
       StringJoiner json = echo(fields)
           .add("\"allowed\": " + decision.allowed())
@@ -118,7 +118,7 @@ public final class TraceReplayer {
   /** The level of a key at time {@code t}, without changing anything (a check for 0 units). */
   public Decision probe(String limit, String key, long t) {
     clock.setMillis(t);
-    return limiter.check(limit, key, 0);
+    return limiter.named(limit).check(key, 0);
   }
 
   private Request read(Map<String, String> fields) {

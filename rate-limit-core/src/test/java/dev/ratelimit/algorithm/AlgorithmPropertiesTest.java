@@ -86,17 +86,17 @@ class AlgorithmPropertiesTest {
         long retry = decision.retryAfterMillis();
         assertThat(retry).isPositive();
         clock.setMillis(now + retry);
-        assertThat(limiter.check("l", "k", asked).allowed()).as("admitted at now + retryAfter").isTrue();
+        assertThat(limiter.named("l").check("k", asked).allowed()).as("admitted at now + retryAfter").isTrue();
         clock.setMillis(now + retry - 1);
-        assertThat(limiter.check("l", "k", asked).allowed()).as("denied just before").isFalse();
+        assertThat(limiter.named("l").check("k", asked).allowed()).as("denied just before").isFalse();
       }
       long reset = decision.resetAfterMillis();
       clock.setMillis(now + reset);
-      assertThat(limiter.check("l", "k", 0).remaining()).as("full at now + resetAfter")
+      assertThat(limiter.named("l").check("k", 0).remaining()).as("full at now + resetAfter")
           .isCloseTo(timeline.limit().capacity(), within(1e-9 * Math.max(1, timeline.limit().capacity())));
       if (reset > 0) {
         clock.setMillis(now + reset - 1);
-        assertThat(limiter.check("l", "k", 0).remaining()).as("not yet full just before")
+        assertThat(limiter.named("l").check("k", 0).remaining()).as("not yet full just before")
             .isLessThan(timeline.limit().capacity());
       }
       clock.setMillis(now);
@@ -156,10 +156,10 @@ class AlgorithmPropertiesTest {
 
   private static Decision apply(RateLimiter limiter, Step step) {
     return switch (step.op()) {
-      case LIMIT -> limiter.limit("l", "k", step.count());
-      case CHECK -> limiter.check("l", "k", step.count());
-      case RESERVE -> limiter.reserve("l", "k", step.count());
-      case TAKE -> limiter.take("l", "k", step.count());
+      case LIMIT -> limiter.named("l").limit("k", step.count());
+      case CHECK -> limiter.named("l").check("k", step.count());
+      case RESERVE -> limiter.named("l").reserve("k", step.count());
+      case TAKE -> limiter.named("l").take("k", step.count());
     };
   }
 

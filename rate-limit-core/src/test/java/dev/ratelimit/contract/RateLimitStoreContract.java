@@ -8,7 +8,6 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.limiter.Decisions;
-import dev.ratelimit.limiter.LimitCall;
 import dev.ratelimit.limiter.NamedLimiter;
 import dev.ratelimit.limiter.PendingCharge;
 import dev.ratelimit.limiter.RateLimiter;
@@ -88,23 +87,23 @@ public abstract class RateLimitStoreContract {
   @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
   void replace_keepsUsedUnits_cappedByTheNewCapacity(String kind) {
     try (RateLimiter limiter = limiter("l", kind + " rate=10" + YEAR)) {
-      limiter.limit("l", "k", 6);
-      limiter.limit("l", "old", 3);
+      limiter.named("l").limit("k", 6);
+      limiter.named("l").limit("old", 3);
       if (!carriesStateOver()) {
-        assertThatThrownBy(() -> limiter.replace("l", kind + " rate=20" + YEAR))
+        assertThatThrownBy(() -> limiter.named("l").replace(kind + " rate=20" + YEAR))
             .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("can't carry the keys of limit 'l'");
-        assertThat(limiter.check("l", "k", 0).remaining()).as("nothing changed").isCloseTo(4, within(1e-3));
+        assertThat(limiter.named("l").check("k", 0).remaining()).as("nothing changed").isCloseTo(4, within(1e-3));
         return;
       }
-      limiter.replace("l", kind + " rate=20" + YEAR);
-      assertThat(limiter.check("l", "k", 0).remaining()).as("6 used of 20").isCloseTo(14, within(1e-3));
-      assertThat(limiter.limit("l", "k", 14).allowed()).isTrue();
-      assertThat(limiter.limit("l", "k", 1).allowed()).isFalse();
-      limiter.replace("l", kind + " rate=4" + YEAR);
-      assertThat(limiter.check("l", "k", 0).remaining()).as("20 used, capped by 4").isCloseTo(0, within(1e-3));
-      assertThat(limiter.check("l", "old", 0).remaining()).as("untouched through two changes: 3 used of 4")
+      limiter.named("l").replace(kind + " rate=20" + YEAR);
+      assertThat(limiter.named("l").check("k", 0).remaining()).as("6 used of 20").isCloseTo(14, within(1e-3));
+      assertThat(limiter.named("l").limit("k", 14).allowed()).isTrue();
+      assertThat(limiter.named("l").limit("k", 1).allowed()).isFalse();
+      limiter.named("l").replace(kind + " rate=4" + YEAR);
+      assertThat(limiter.named("l").check("k", 0).remaining()).as("20 used, capped by 4").isCloseTo(0, within(1e-3));
+      assertThat(limiter.named("l").check("old", 0).remaining()).as("untouched through two changes: 3 used of 4")
           .isCloseTo(1, within(1e-3));
-      assertThat(limiter.limit("l", "new", 4).allowed()).isTrue();
+      assertThat(limiter.named("l").limit("new", 4).allowed()).isTrue();
     }
   }
 
@@ -119,14 +118,14 @@ public abstract class RateLimitStoreContract {
   void replace_racingDecisions_neverCreatesOrLosesAUnit(String kind) throws Exception {
     Assumptions.assumeTrue(carriesStateOver());
     try (RateLimiter limiter = limiter("l", kind + " rate=1000" + YEAR)) {
-      limiter.limit("l", "k", 500);
+      limiter.named("l").limit("k", 500);
       java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
       AtomicInteger admitted = new AtomicInteger();
       List<Callable<Object>> tasks = new java.util.ArrayList<>();
       tasks.add(() -> {
         try {
           for (int i = 0; i < replacements(); i++) {
-            limiter.replace("l", kind + " rate=1000 period=" + (i % 2 == 0 ? "366d" : "365d"));
+            limiter.named("l").replace(kind + " rate=1000 period=" + (i % 2 == 0 ? "366d" : "365d"));
           }
         } finally {
           done.set(true);
@@ -136,7 +135,7 @@ public abstract class RateLimitStoreContract {
       for (int t = 0; t < 3; t++) {
         tasks.add(() -> {
           while (!done.get()) {
-            if (limiter.limit("l", "k", 1).allowed()) {
+            if (limiter.named("l").limit("k", 1).allowed()) {
               admitted.incrementAndGet();
             }
           }
@@ -144,7 +143,7 @@ public abstract class RateLimitStoreContract {
         });
       }
       Concurrently.runAll(tasks);
-      assertThat(admitted.get() + limiter.check("l", "k", 0).remaining()).isCloseTo(500, within(1e-3));
+      assertThat(admitted.get() + limiter.named("l").check("k", 0).remaining()).isCloseTo(500, within(1e-3));
     }
   }
 
@@ -157,11 +156,11 @@ public abstract class RateLimitStoreContract {
   @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log"})
   void replace_changingOnlyTheMode_keepsEveryKeysState(String kind) {
     try (RateLimiter limiter = limiter("l", kind + " rate=3" + YEAR + " mode=shadow")) {
-      limiter.limit("l", "k", 3);
-      assertThat(limiter.limit("l", "k", 1).allowed()).as("shadow").isTrue();
-      limiter.replace("l", kind + " rate=3" + YEAR);
-      assertThat(limiter.limit("l", "k", 1).allowed()).as("enforced, on the same state").isFalse();
-      assertThat(limiter.limit("l", "other", 3).allowed()).isTrue();
+      limiter.named("l").limit("k", 3);
+      assertThat(limiter.named("l").limit("k", 1).allowed()).as("shadow").isTrue();
+      limiter.named("l").replace(kind + " rate=3" + YEAR);
+      assertThat(limiter.named("l").limit("k", 1).allowed()).as("enforced, on the same state").isFalse();
+      assertThat(limiter.named("l").limit("other", 3).allowed()).isTrue();
     }
   }
 
@@ -169,10 +168,10 @@ public abstract class RateLimitStoreContract {
   void replace_changingTheKind_startsFresh() {
     try (RateLimiter limiter = limiter("l", "token-bucket rate=3" + YEAR)) {
       Assumptions.assumeTrue(supports(Limit.parse("fixed-window rate=3" + YEAR)));
-      limiter.limit("l", "k", 3);
-      limiter.replace("l", "fixed-window rate=3" + YEAR);
-      assertThat(limiter.limit("l", "k", 3).allowed()).isTrue();
-      assertThat(limiter.limit("l", "k", 1).allowed()).isFalse();
+      limiter.named("l").limit("k", 3);
+      limiter.named("l").replace("fixed-window rate=3" + YEAR);
+      assertThat(limiter.named("l").limit("k", 3).allowed()).isTrue();
+      assertThat(limiter.named("l").limit("k", 1).allowed()).isFalse();
     }
   }
 
@@ -193,33 +192,33 @@ public abstract class RateLimitStoreContract {
       return;
     }
     try (RateLimiter limiter = planned(kind + " rate=2" + YEAR, kind + " rate=5" + YEAR)) {
-      assertThat(limiter.limit("api", "pro", "alice", 3).remaining()).isCloseTo(2, within(1e-3));
-      assertThat(limiter.check("api", "alice", 0).remaining()).as("a downgrade: 3 used, capped by 2")
+      assertThat(limiter.named("api").onPlan("pro").limit("alice", 3).remaining()).isCloseTo(2, within(1e-3));
+      assertThat(limiter.named("api").check("alice", 0).remaining()).as("a downgrade: 3 used, capped by 2")
           .isCloseTo(0, within(1e-3));
-      assertThat(limiter.limit("api", "alice", 1).allowed()).isFalse();
-      assertThat(limiter.check("api", "pro", "alice", 0).remaining())
+      assertThat(limiter.named("api").limit("alice", 1).allowed()).isFalse();
+      assertThat(limiter.named("api").onPlan("pro").check("alice", 0).remaining())
           .as("back up: a check and a denial wrote nothing, so still 3 used of 5").isCloseTo(2, within(1e-3));
-      assertThat(limiter.limit("api", "pro", "alice", 2).allowed()).isTrue();
-      assertThat(limiter.limit("api", "pro", "alice", 1).allowed()).isFalse();
-      assertThat(limiter.refund("api", "alice", 1).remaining()).as("a refund writes: 5 used, capped by 2, less 1")
+      assertThat(limiter.named("api").onPlan("pro").limit("alice", 2).allowed()).isTrue();
+      assertThat(limiter.named("api").onPlan("pro").limit("alice", 1).allowed()).isFalse();
+      assertThat(limiter.named("api").refund("alice", 1).remaining()).as("a refund writes: 5 used, capped by 2, less 1")
           .isCloseTo(1, within(1e-3));
-      assertThat(limiter.check("api", "pro", "alice", 0).remaining()).as("1 used of 5").isCloseTo(4, within(1e-3));
+      assertThat(limiter.named("api").onPlan("pro").check("alice", 0).remaining()).as("1 used of 5").isCloseTo(4, within(1e-3));
 
-      assertThat(limiter.limit("api", "bob", 1).allowed()).isTrue();
-      assertThat(limiter.check("api", "pro", "bob", 0).remaining()).as("an upgrade keeps what was used")
+      assertThat(limiter.named("api").limit("bob", 1).allowed()).isTrue();
+      assertThat(limiter.named("api").onPlan("pro").check("bob", 0).remaining()).as("an upgrade keeps what was used")
           .isCloseTo(4, within(1e-3));
-      assertThat(limiter.limit("api", "free", "bob", 1).allowed()).as("unknown plan: the default, 1 used of 2")
+      assertThat(limiter.named("api").onPlan("free").limit("bob", 1).allowed()).as("unknown plan: the default, 1 used of 2")
           .isTrue();
-      assertThat(limiter.limit("api", "bob", 1).allowed()).isFalse();
-      assertThat(limiter.limitAll(List.of(LimitCall.of("api", "bob", 3).onPlan("pro"))).allowed())
+      assertThat(limiter.named("api").limit("bob", 1).allowed()).isFalse();
+      assertThat(limiter.limitAll(List.of(limiter.named("api").onPlan("pro").call("bob", 3))).allowed())
           .as("all or nothing on the shared state: 2 used of 5").isTrue();
-      assertThat(limiter.check("api", "bob", 0).remaining()).isCloseTo(0, within(1e-3));
+      assertThat(limiter.named("api").check("bob", 0).remaining()).isCloseTo(0, within(1e-3));
 
-      limiter.reset("api", "alice");
-      assertThat(limiter.check("api", "pro", "alice", 5).allowed()).isTrue();
-      assertThat(limiter.check("api", "alice", 2).allowed()).isTrue();
-      assertThat(limiter.limit("api", "pro", "carol", 0.5).allowed()).as("never seen: fresh under any plan").isTrue();
-      assertThat(limiter.check("api", "dave", 0).remaining()).isCloseTo(2, within(1e-3));
+      limiter.named("api").reset("alice");
+      assertThat(limiter.named("api").onPlan("pro").check("alice", 5).allowed()).isTrue();
+      assertThat(limiter.named("api").check("alice", 2).allowed()).isTrue();
+      assertThat(limiter.named("api").onPlan("pro").limit("carol", 0.5).allowed()).as("never seen: fresh under any plan").isTrue();
+      assertThat(limiter.named("api").check("dave", 0).remaining()).isCloseTo(2, within(1e-3));
     }
   }
 
@@ -233,14 +232,14 @@ public abstract class RateLimitStoreContract {
     ManualClock clock = new ManualClock(1_767_225_600_000L);
     try (RateLimiter limiter = RateLimiter.builder().clock(clock).store(newStore(clock))
         .limit("api", "token-bucket rate=2 period=1h").plan("pro", "api", "token-bucket rate=6 period=1h").build()) {
-      assertThat(limiter.limit("api", "pro", "k", 6).allowed()).isTrue();
+      assertThat(limiter.named("api").onPlan("pro").limit("k", 6).allowed()).isTrue();
       clock.advance(Duration.ofMinutes(30)); // pro refills 1 per 10 minutes: 3 used
-      assertThat(limiter.check("api", "k", 0).remaining()).as("3 used, capped by 2").isCloseTo(0, within(1e-3));
+      assertThat(limiter.named("api").check("k", 0).remaining()).as("3 used, capped by 2").isCloseTo(0, within(1e-3));
       clock.advance(Duration.ofMinutes(20)); // still pro's state: 1 used
-      assertThat(limiter.check("api", "k", 0).remaining()).isCloseTo(1, within(1e-3));
-      assertThat(limiter.limit("api", "k", 1).allowed()).as("the default plan writes: 2 used of 2").isTrue();
+      assertThat(limiter.named("api").check("k", 0).remaining()).isCloseTo(1, within(1e-3));
+      assertThat(limiter.named("api").limit("k", 1).allowed()).as("the default plan writes: 2 used of 2").isTrue();
       clock.advance(Duration.ofMinutes(30)); // the default plan refills 1 per 30 minutes: 1 used
-      assertThat(limiter.check("api", "pro", "k", 0).remaining()).as("1 used of 6").isCloseTo(5, within(1e-3));
+      assertThat(limiter.named("api").onPlan("pro").check("k", 0).remaining()).as("1 used of 6").isCloseTo(5, within(1e-3));
     }
   }
 
@@ -248,13 +247,13 @@ public abstract class RateLimitStoreContract {
   void plans_ofAnotherKind_keepAStateOfTheirOwn() {
     Assumptions.assumeTrue(supports(Limit.parse("fixed-window rate=5" + YEAR)));
     try (RateLimiter limiter = planned("token-bucket rate=2" + YEAR, "fixed-window rate=5" + YEAR)) {
-      assertThat(limiter.limit("api", "pro", "alice", 5).allowed()).isTrue();
-      assertThat(limiter.limit("api", "pro", "alice", 1).allowed()).isFalse();
-      assertThat(limiter.limit("api", "alice", 2).allowed()).as("the default plan's state is its own").isTrue();
-      assertThat(limiter.limit("api", "free", "alice", 1).allowed()).as("unknown plan: the default").isFalse();
-      limiter.reset("api", "alice");
-      assertThat(limiter.check("api", "pro", "alice", 5).allowed()).as("reset under every plan").isTrue();
-      assertThat(limiter.check("api", "alice", 2).allowed()).isTrue();
+      assertThat(limiter.named("api").onPlan("pro").limit("alice", 5).allowed()).isTrue();
+      assertThat(limiter.named("api").onPlan("pro").limit("alice", 1).allowed()).isFalse();
+      assertThat(limiter.named("api").limit("alice", 2).allowed()).as("the default plan's state is its own").isTrue();
+      assertThat(limiter.named("api").onPlan("free").limit("alice", 1).allowed()).as("unknown plan: the default").isFalse();
+      limiter.named("api").reset("alice");
+      assertThat(limiter.named("api").onPlan("pro").check("alice", 5).allowed()).as("reset under every plan").isTrue();
+      assertThat(limiter.named("api").check("alice", 2).allowed()).isTrue();
     }
   }
 
@@ -263,17 +262,17 @@ public abstract class RateLimitStoreContract {
   void plans_replacedByAnotherKind_leaveTheSharedState() {
     Assumptions.assumeTrue(carriesStateOver() && supports(Limit.parse("fixed-window rate=5" + YEAR)));
     try (RateLimiter limiter = planned("token-bucket rate=2" + YEAR, "token-bucket rate=5" + YEAR)) {
-      limiter.limit("api", "pro", "alice", 4);
-      assertThatThrownBy(() -> limiter.replace("api", "fixed-window rate=2" + YEAR))
+      limiter.named("api").onPlan("pro").limit("alice", 4);
+      assertThatThrownBy(() -> limiter.named("api").replace("fixed-window rate=2" + YEAR))
           .isInstanceOf(IllegalStateException.class).hasMessageContaining("plan 'pro'");
-      limiter.replace("api", "pro", Limit.parse("fixed-window rate=5" + YEAR));
-      assertThat(limiter.check("api", "pro", "alice", 0).remaining()).isCloseTo(5, within(1e-3));
-      assertThat(limiter.check("api", "alice", 0).remaining()).as("the default keeps the shared state")
+      limiter.named("api").onPlan("pro").replace(Limit.parse("fixed-window rate=5" + YEAR));
+      assertThat(limiter.named("api").onPlan("pro").check("alice", 0).remaining()).isCloseTo(5, within(1e-3));
+      assertThat(limiter.named("api").check("alice", 0).remaining()).as("the default keeps the shared state")
           .isCloseTo(0, within(1e-3));
-      limiter.replace("api", "fixed-window rate=2" + YEAR);
-      assertThat(limiter.check("api", "alice", 0).remaining()).as("another kind: fresh").isCloseTo(2, within(1e-3));
-      assertThat(limiter.limit("api", "pro", "alice", 5).allowed()).isTrue();
-      assertThat(limiter.limit("api", "alice", 2).allowed()).as("still two states").isTrue();
+      limiter.named("api").replace("fixed-window rate=2" + YEAR);
+      assertThat(limiter.named("api").check("alice", 0).remaining()).as("another kind: fresh").isCloseTo(2, within(1e-3));
+      assertThat(limiter.named("api").onPlan("pro").limit("alice", 5).allowed()).isTrue();
+      assertThat(limiter.named("api").limit("alice", 2).allowed()).as("still two states").isTrue();
     }
   }
 
@@ -294,15 +293,15 @@ public abstract class RateLimitStoreContract {
       AtomicInteger next = new AtomicInteger();
       runConcurrently(() -> {
         for (int i = 0, thread = next.getAndIncrement(); i < Math.max(1000, callsPerThread() / 10); i++) {
-          if (limiter.limit("api", (i + thread) % 2 == 0 ? "pro" : null, "hot", 1).allowed()) {
+          if (limiter.named("api").onPlan((i + thread) % 2 == 0 ? "pro" : null).limit("hot", 1).allowed()) {
             admitted.incrementAndGet();
           }
         }
         return null;
       });
       assertThat(admitted.get()).isEqualTo(1000);
-      assertThat(limiter.check("api", "pro", "hot", 0).remaining()).isCloseTo(0, within(1e-3));
-      assertThat(limiter.check("api", "hot", 0).remaining()).as("1000 used, capped by 200").isCloseTo(0, within(1e-3));
+      assertThat(limiter.named("api").onPlan("pro").check("hot", 0).remaining()).isCloseTo(0, within(1e-3));
+      assertThat(limiter.named("api").check("hot", 0).remaining()).as("1000 used, capped by 200").isCloseTo(0, within(1e-3));
     }
   }
 
@@ -316,13 +315,13 @@ public abstract class RateLimitStoreContract {
   @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log"})
   void limit_deniesWhenEmptyAndADenialChangesNothing(String kind) {
     try (RateLimiter limiter = limiter("l", kind + " rate=3" + YEAR)) {
-      assertThat(limiter.limit("l", "k", 2).allowed()).isTrue();
-      Decision denied = limiter.limit("l", "k", 2);
+      assertThat(limiter.named("l").limit("k", 2).allowed()).isTrue();
+      Decision denied = limiter.named("l").limit("k", 2);
       assertThat(denied.allowed()).isFalse();
       assertThat(denied.remaining()).isCloseTo(1, within(1e-3));
       assertThat(denied.retryAfterMillis()).isPositive();
-      assertThat(limiter.limit("l", "k", 1).allowed()).as("the denial took nothing").isTrue();
-      assertThat(limiter.limit("l", "k", 1).allowed()).isFalse();
+      assertThat(limiter.named("l").limit("k", 1).allowed()).as("the denial took nothing").isTrue();
+      assertThat(limiter.named("l").limit("k", 1).allowed()).isFalse();
     }
   }
 
@@ -335,13 +334,13 @@ public abstract class RateLimitStoreContract {
       double[] counts = {2, 2, 2, 0, 1, 1, 0.5, 0, 3};
       for (double count : counts) {
         boolean admitted = named.admit("a", count);
-        assertThat(admitted).as("admit %s", count).isEqualTo(limiter.limit("l", "b", count).allowed());
-        assertThat(limiter.check("l", "a", 0).remaining()).as("units left after %s", count)
-            .isCloseTo(limiter.check("l", "b", 0).remaining(), within(1e-9));
+        assertThat(admitted).as("admit %s", count).isEqualTo(limiter.named("l").limit("b", count).allowed());
+        assertThat(limiter.named("l").check("a", 0).remaining()).as("units left after %s", count)
+            .isCloseTo(limiter.named("l").check("b", 0).remaining(), within(1e-9));
       }
       assertThat(named.admit("a")).as("all 5 taken").isFalse();
       assertThat(named.admit("c")).as("a new key").isTrue();
-      assertThat(limiter.check("l", "c", 0).remaining()).isCloseTo(4, within(1e-3));
+      assertThat(limiter.named("l").check("c", 0).remaining()).isCloseTo(4, within(1e-3));
     }
   }
 
@@ -355,7 +354,7 @@ public abstract class RateLimitStoreContract {
       runConcurrently(() -> {
         boolean byAdmit = turn.getAndIncrement() % 2 == 0;
         for (int i = 0; i < callsPerThread(); i++) {
-          if (byAdmit ? named.admit("hot") : limiter.limit("l", "hot", 1).allowed()) {
+          if (byAdmit ? named.admit("hot") : limiter.named("l").limit("hot", 1).allowed()) {
             admitted.incrementAndGet();
           }
         }
@@ -370,10 +369,10 @@ public abstract class RateLimitStoreContract {
   void check_neverChangesState(String kind) {
     try (RateLimiter limiter = limiter("l", kind + " rate=3" + YEAR)) {
       for (int i = 0; i < 10; i++) {
-        assertThat(limiter.check("l", "k", 3).allowed()).isTrue();
+        assertThat(limiter.named("l").check("k", 3).allowed()).isTrue();
       }
-      assertThat(limiter.limit("l", "k", 3).allowed()).isTrue();
-      assertThat(limiter.check("l", "k", 1).allowed()).isFalse();
+      assertThat(limiter.named("l").limit("k", 3).allowed()).isTrue();
+      assertThat(limiter.named("l").check("k", 1).allowed()).isFalse();
     }
   }
 
@@ -382,11 +381,11 @@ public abstract class RateLimitStoreContract {
   void keys_areIndependentAndTheEmptyKeyIsOneMore(String kind) {
     String spec = kind.equals("quota") ? "quota rate=2 cadence=month" : kind + " rate=2" + YEAR;
     try (RateLimiter limiter = limiter("l", spec)) {
-      assertThat(limiter.limit("l", "a", 2).allowed()).isTrue();
-      assertThat(limiter.limit("l", "a", 1).allowed()).isFalse();
-      assertThat(limiter.limit("l", "b", 2).allowed()).isTrue();
-      assertThat(limiter.limit("l", "", 2).allowed()).isTrue();
-      assertThat(limiter.limit("l", "", 1).allowed()).isFalse();
+      assertThat(limiter.named("l").limit("a", 2).allowed()).isTrue();
+      assertThat(limiter.named("l").limit("a", 1).allowed()).isFalse();
+      assertThat(limiter.named("l").limit("b", 2).allowed()).isTrue();
+      assertThat(limiter.named("l").limit("", 2).allowed()).isTrue();
+      assertThat(limiter.named("l").limit("", 1).allowed()).isFalse();
     }
   }
 
@@ -395,12 +394,12 @@ public abstract class RateLimitStoreContract {
   void reset_makesTheKeyFullAndIsHarmlessOnUnknownKeys(String kind) {
     String spec = kind.equals("quota") ? "quota rate=2 cadence=month" : kind + " rate=2" + YEAR;
     try (RateLimiter limiter = limiter("l", spec)) {
-      limiter.limit("l", "k", 2);
-      limiter.reset("l", "k");
-      limiter.reset("l", "never-seen");
-      assertThat(limiter.check("l", "k", 0).remaining()).isCloseTo(2, within(1e-3));
-      assertThat(limiter.limit("l", "k", 2).allowed()).isTrue();
-      assertThat(limiter.check("l", "never-seen", 2).allowed()).isTrue();
+      limiter.named("l").limit("k", 2);
+      limiter.named("l").reset("k");
+      limiter.named("l").reset("never-seen");
+      assertThat(limiter.named("l").check("k", 0).remaining()).isCloseTo(2, within(1e-3));
+      assertThat(limiter.named("l").limit("k", 2).allowed()).isTrue();
+      assertThat(limiter.named("l").check("never-seen", 2).allowed()).isTrue();
     }
   }
 
@@ -409,12 +408,12 @@ public abstract class RateLimitStoreContract {
   void refund_givesUnitsBackNeverAboveCapacity(String kind) {
     String spec = kind.equals("quota") ? "quota rate=4 cadence=month" : kind + " rate=4" + YEAR;
     try (RateLimiter limiter = limiter("l", spec)) {
-      limiter.limit("l", "k", 3);
-      assertThat(limiter.refund("l", "k", 2).remaining()).isCloseTo(3, within(1e-3));
-      assertThat(limiter.refund("l", "k", 5).remaining()).isCloseTo(4, within(1e-9));
-      assertThat(limiter.refund("l", "unknown", 1).remaining()).isCloseTo(4, within(1e-9));
-      assertThat(limiter.limit("l", "k", 4).allowed()).isTrue();
-      assertThat(limiter.limit("l", "k", 1).allowed()).isFalse();
+      limiter.named("l").limit("k", 3);
+      assertThat(limiter.named("l").refund("k", 2).remaining()).isCloseTo(3, within(1e-3));
+      assertThat(limiter.named("l").refund("k", 5).remaining()).isCloseTo(4, within(1e-9));
+      assertThat(limiter.named("l").refund("unknown", 1).remaining()).isCloseTo(4, within(1e-9));
+      assertThat(limiter.named("l").limit("k", 4).allowed()).isTrue();
+      assertThat(limiter.named("l").limit("k", 1).allowed()).isFalse();
     }
   }
 
@@ -423,45 +422,45 @@ public abstract class RateLimitStoreContract {
     // token-bucket and fixed-window: kinds every store runs
     try (RateLimiter limiter = limiter("burst", "token-bucket rate=5" + YEAR, "daily", "fixed-window rate=3" + YEAR,
         "log", "token-bucket rate=10" + YEAR)) {
-      Decisions first = limiter.limitAll(LimitCall.of("burst", "u", 2), LimitCall.of("daily", "u", 2),
-          LimitCall.of("log", "u", 2));
+      Decisions first = limiter.limitAll(limiter.named("burst").call("u", 2), limiter.named("daily").call("u", 2),
+          limiter.named("log").call("u", 2));
       assertThat(first.allowed()).isTrue();
       assertThat(first.decisions()).extracting(Decision::remaining)
           .satisfiesExactly(r -> assertThat(r).isCloseTo(3, within(1e-3)), r -> assertThat(r).isCloseTo(1, within(1e-3)),
               r -> assertThat(r).isCloseTo(8, within(1e-3)));
 
-      Decisions denied = limiter.limitAll(LimitCall.of("burst", "u", 2), LimitCall.of("daily", "u", 2),
-          LimitCall.of("log", "u", 2));
+      Decisions denied = limiter.limitAll(limiter.named("burst").call("u", 2), limiter.named("daily").call("u", 2),
+          limiter.named("log").call("u", 2));
       assertThat(denied.allowed()).isFalse();
       assertThat(denied.decisions().get(1).allowed()).isFalse();
       assertThat(denied.retryAfterMillis()).isEqualTo(denied.decisions().get(1).retryAfterMillis()).isPositive();
-      assertThat(limiter.check("burst", "u", 0).remaining()).as("nothing taken").isCloseTo(3, within(1e-3));
-      assertThat(limiter.check("log", "u", 0).remaining()).as("nothing taken").isCloseTo(8, within(1e-3));
-      assertThat(limiter.limitAll(LimitCall.of("burst", "u", 3), LimitCall.of("daily", "u", 1)).allowed()).isTrue();
+      assertThat(limiter.named("burst").check("u", 0).remaining()).as("nothing taken").isCloseTo(3, within(1e-3));
+      assertThat(limiter.named("log").check("u", 0).remaining()).as("nothing taken").isCloseTo(8, within(1e-3));
+      assertThat(limiter.limitAll(limiter.named("burst").call("u", 3), limiter.named("daily").call("u", 1)).allowed()).isTrue();
     }
   }
 
   @Test
   void asyncForms_decideAsTheSynchronousOnes() throws Exception {
     try (RateLimiter limiter = limiter("l", "token-bucket rate=2" + YEAR + " maxReserved=1")) {
-      assertThat(limiter.limitAsync("l", "k", 1).toCompletableFuture().get().remaining()).isCloseTo(1, within(1e-3));
-      assertThat(limiter.checkAsync("l", "k", 2).toCompletableFuture().get().allowed()).isFalse();
-      assertThat(limiter.reserveAsync("l", "k", 2).toCompletableFuture().get().remaining()).isCloseTo(-1, within(1e-3));
-      assertThat(limiter.refundAsync("l", "k", 2).toCompletableFuture().get().remaining()).isCloseTo(1, within(1e-3));
-      limiter.resetAsync("l", "k").toCompletableFuture().get();
-      assertThat(limiter.limitAllAsync(List.of(LimitCall.of("l", "k", 2))).toCompletableFuture().get().allowed())
+      assertThat(limiter.named("l").limitAsync("k", 1).toCompletableFuture().get().remaining()).isCloseTo(1, within(1e-3));
+      assertThat(limiter.named("l").checkAsync("k", 2).toCompletableFuture().get().allowed()).isFalse();
+      assertThat(limiter.named("l").reserveAsync("k", 2).toCompletableFuture().get().remaining()).isCloseTo(-1, within(1e-3));
+      assertThat(limiter.named("l").refundAsync("k", 2).toCompletableFuture().get().remaining()).isCloseTo(1, within(1e-3));
+      limiter.named("l").resetAsync("k").toCompletableFuture().get();
+      assertThat(limiter.limitAllAsync(List.of(limiter.named("l").call("k", 2))).toCompletableFuture().get().allowed())
           .isTrue();
-      assertThat(limiter.checkAsync("l", "k", 0).toCompletableFuture().get().remaining()).isCloseTo(0, within(1e-3));
+      assertThat(limiter.named("l").checkAsync("k", 0).toCompletableFuture().get().remaining()).isCloseTo(0, within(1e-3));
     }
   }
 
   @Test
   void acquire_givesUpAtOnceConsumingNothingWhenTheWaitIsTooLong() throws Exception {
     try (RateLimiter limiter = limiter("l", "token-bucket rate=1" + YEAR)) {
-      limiter.limit("l", "k", 1);
-      Decision decision = limiter.acquire("l", "k", 1, Duration.ofSeconds(2));
+      limiter.named("l").limit("k", 1);
+      Decision decision = limiter.named("l").acquire("k", 1, Duration.ofSeconds(2));
       assertThat(decision.allowed()).isFalse();
-      assertThat(limiter.check("l", "k", 0).remaining()).as("nothing reserved").isCloseTo(0, within(1e-3));
+      assertThat(limiter.named("l").check("k", 0).remaining()).as("nothing reserved").isCloseTo(0, within(1e-3));
     }
   }
 
@@ -472,7 +471,7 @@ public abstract class RateLimitStoreContract {
       AtomicInteger admitted = new AtomicInteger();
       runConcurrently(() -> {
         for (int i = 0; i < callsPerThread(); i++) {
-          if (limiter.limit("l", "hot", 1).allowed()) {
+          if (limiter.named("l").limit("hot", 1).allowed()) {
             admitted.incrementAndGet();
           }
         }
@@ -489,18 +488,18 @@ public abstract class RateLimitStoreContract {
       AtomicInteger aOnly = new AtomicInteger();
       runConcurrently(() -> {
         for (int i = 0; i < callsPerThread() / 4; i++) {
-          if (limiter.limitAll(LimitCall.of("a", "k"), LimitCall.of("b", "k")).allowed()) {
+          if (limiter.limitAll(limiter.named("a").call("k"), limiter.named("b").call("k")).allowed()) {
             both.incrementAndGet();
           }
-          if (i % 3 == 0 && limiter.limit("a", "k", 1).allowed()) {
+          if (i % 3 == 0 && limiter.named("a").limit("k", 1).allowed()) {
             aOnly.incrementAndGet();
           }
         }
         return null;
       });
       assertThat(both.get() + aOnly.get()).isLessThanOrEqualTo(1000);
-      assertThat(limiter.check("a", "k", 0).remaining()).isCloseTo(1000 - both.get() - aOnly.get(), within(0.01));
-      assertThat(limiter.check("b", "k", 0).remaining()).isCloseTo(500 - both.get(), within(0.01));
+      assertThat(limiter.named("a").check("k", 0).remaining()).isCloseTo(1000 - both.get() - aOnly.get(), within(0.01));
+      assertThat(limiter.named("b").check("k", 0).remaining()).isCloseTo(500 - both.get(), within(0.01));
     }
   }
 
@@ -511,14 +510,14 @@ public abstract class RateLimitStoreContract {
       AtomicInteger admitted = new AtomicInteger();
       runConcurrently(() -> {
         for (int i = 0; i < callsPerThread() / 10; i++) {
-          if (limiter.reserve("l", "hot", 1).allowed()) {
+          if (limiter.named("l").reserve("hot", 1).allowed()) {
             admitted.incrementAndGet();
           }
         }
         return null;
       });
       assertThat(admitted.get()).isEqualTo(60);
-      assertThat(limiter.check("l", "hot", 0).remaining()).isCloseTo(-50, within(0.01));
+      assertThat(limiter.named("l").check("hot", 0).remaining()).isCloseTo(-50, within(0.01));
     }
   }
 
@@ -534,19 +533,19 @@ public abstract class RateLimitStoreContract {
   @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log", "quota"})
   void take_consumesWhateverTheKeyHolds_intoDebt(String kind) {
     try (RateLimiter limiter = limiter("l", spec(kind, " rate=10"))) {
-      Decision within = limiter.take("l", "k", 4);
+      Decision within = limiter.named("l").take("k", 4);
       assertThat(within.allowed()).as("not in debt").isTrue();
       assertThat(within.remaining()).isCloseTo(6, within(1e-9));
-      Decision debt = limiter.take("l", "k", 9);
+      Decision debt = limiter.named("l").take("k", 9);
       assertThat(debt.allowed()).as("in debt: a check for 0 units is denied").isFalse();
       assertThat(debt.remaining()).isCloseTo(-3, within(1e-9));
       assertThat(debt.retryAfterMillis()).as("until the key is out of debt").isPositive();
-      assertThat(limiter.limit("l", "k", 0).allowed()).as("count 0 reveals the debt").isFalse();
-      assertThat(limiter.limit("l", "k", 1).allowed()).isFalse();
-      assertThat(limiter.check("l", "k", 0).remaining()).as("denials took nothing").isCloseTo(-3, within(1e-9));
-      assertThat(limiter.refund("l", "k", 5).remaining()).as("a refund pays debt back").isCloseTo(2, within(1e-9));
-      assertThat(limiter.take("l", "fresh", 0).remaining()).as("0 units on a new key").isCloseTo(10, within(1e-9));
-      assertThat(limiter.check("l", "other", 10).allowed()).as("keys are independent").isTrue();
+      assertThat(limiter.named("l").limit("k", 0).allowed()).as("count 0 reveals the debt").isFalse();
+      assertThat(limiter.named("l").limit("k", 1).allowed()).isFalse();
+      assertThat(limiter.named("l").check("k", 0).remaining()).as("denials took nothing").isCloseTo(-3, within(1e-9));
+      assertThat(limiter.named("l").refund("k", 5).remaining()).as("a refund pays debt back").isCloseTo(2, within(1e-9));
+      assertThat(limiter.named("l").take("fresh", 0).remaining()).as("0 units on a new key").isCloseTo(10, within(1e-9));
+      assertThat(limiter.named("l").check("other", 10).allowed()).as("keys are independent").isTrue();
     }
   }
 
@@ -560,14 +559,14 @@ public abstract class RateLimitStoreContract {
     try (RateLimiter limiter = limiter("l", spec(kind, " rate=10"))) {
       for (double huge : new double[] {1e308, Long.MAX_VALUE, Double.MAX_VALUE, 25}) {
         String key = "k" + huge;
-        Decision decision = limiter.take("l", key, huge);
+        Decision decision = limiter.named("l").take(key, huge);
         assertThat(decision.remaining()).as("%s taken", huge).isCloseTo(-10, within(1e-9));
         assertThat(decision.retryAfterMillis()).as("a finite wait").isPositive().isLessThan(Long.MAX_VALUE / 4);
-        assertThat(limiter.take("l", key, huge).remaining()).as("no deeper").isCloseTo(-10, within(1e-9));
-        assertThat(limiter.refund("l", key, 10).remaining()).isCloseTo(0, within(1e-9));
+        assertThat(limiter.named("l").take(key, huge).remaining()).as("no deeper").isCloseTo(-10, within(1e-9));
+        assertThat(limiter.named("l").refund(key, 10).remaining()).isCloseTo(0, within(1e-9));
       }
-      limiter.limit("l", "reserved", 10);
-      assertThat(limiter.take("l", "reserved", 7).remaining()).isCloseTo(-7, within(1e-9));
+      limiter.named("l").limit("reserved", 10);
+      assertThat(limiter.named("l").take("reserved", 7).remaining()).isCloseTo(-7, within(1e-9));
     }
   }
 
@@ -583,13 +582,13 @@ public abstract class RateLimitStoreContract {
     try (RateLimiter limiter = limiter("l", kind + " rate=10" + YEAR)) {
       for (double huge : new double[] {1e300, 1e20, Long.MAX_VALUE}) {
         String key = "k" + huge;
-        Decision acquired = limiter.acquire("l", key, huge, Duration.ofSeconds(1));
+        Decision acquired = limiter.named("l").acquire(key, huge, Duration.ofSeconds(1));
         assertThat(acquired.allowed()).as("no turn within a second for %s", huge).isFalse();
-        assertThat(limiter.check("l", key, 0).remaining()).as("nothing taken").isCloseTo(10, within(1e-9));
-        Decision reserved = limiter.reserve("l", key, huge);
+        assertThat(limiter.named("l").check(key, 0).remaining()).as("nothing taken").isCloseTo(10, within(1e-9));
+        Decision reserved = limiter.named("l").reserve(key, huge);
         assertThat(reserved.allowed()).as("a turn past any wait, for %s", huge).isFalse();
         assertThat(reserved.remaining()).as("nothing taken").isCloseTo(10, within(1e-9));
-        assertThat(limiter.reserve("l", key, 1).allowed()).isTrue();
+        assertThat(limiter.named("l").reserve(key, 1).allowed()).isTrue();
       }
     }
   }
@@ -598,11 +597,11 @@ public abstract class RateLimitStoreContract {
   @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
   void take_goesAsDeepAsAFiniteMaxReservedAboveTheCapacity(String kind) {
     try (RateLimiter limiter = limiter("l", kind + " rate=10 maxReserved=30" + YEAR)) {
-      assertThat(limiter.take("l", "k", 1e9).remaining()).isCloseTo(-30, within(1e-9));
-      assertThat(limiter.reserve("l", "k", 0).allowed()).as("as deep as a reservation may go").isTrue();
+      assertThat(limiter.named("l").take("k", 1e9).remaining()).isCloseTo(-30, within(1e-9));
+      assertThat(limiter.named("l").reserve("k", 0).allowed()).as("as deep as a reservation may go").isTrue();
     }
     try (RateLimiter limiter = limiter("l", kind + " rate=10 maxReserved=0" + YEAR)) {
-      assertThat(limiter.take("l", "k", 1e9).remaining()).as("at least one capacity").isCloseTo(-10, within(1e-9));
+      assertThat(limiter.named("l").take("k", 1e9).remaining()).as("at least one capacity").isCloseTo(-10, within(1e-9));
     }
   }
 
@@ -610,27 +609,27 @@ public abstract class RateLimitStoreContract {
   @ValueSource(strings = {"token-bucket", "gcra", "fixed-window", "sliding-window", "sliding-log", "quota"})
   void settleActual_givesTheDifferenceBackOrTakesIt(String kind) {
     try (RateLimiter limiter = limiter("l", spec(kind, " rate=10"))) {
-      PendingCharge below = limiter.charge("l", "k", 6);
+      PendingCharge below = limiter.named("l").charge("k", 6);
       assertThat(below.settleActual(2).remaining()).as("4 of the 6 charged given back").isCloseTo(8, within(1e-9));
-      PendingCharge above = limiter.charge("l", "k", 3);
+      PendingCharge above = limiter.named("l").charge("k", 3);
       Decision after = above.settleActual(15);
       assertThat(after.remaining()).as("12 more taken: 2 used before, 15 now").isCloseTo(-7, within(1e-9));
       assertThat(after.allowed()).isFalse();
       assertThat(above.settleActual(1)).as("settled once: the charge's own decision").isSameAs(above.decision());
-      assertThat(limiter.check("l", "k", 0).remaining()).isCloseTo(-7, within(1e-9));
-      assertThat(limiter.charge("l", "k", 1).allowed()).as("later calls wait").isFalse();
+      assertThat(limiter.named("l").check("k", 0).remaining()).isCloseTo(-7, within(1e-9));
+      assertThat(limiter.named("l").charge("k", 1).allowed()).as("later calls wait").isFalse();
     }
   }
 
   @Test
   void settleActualAsync_settlesAsTheSynchronousOne() throws Exception {
     try (RateLimiter limiter = limiter("l", "token-bucket rate=10" + YEAR)) {
-      PendingCharge charge = limiter.chargeAsync("l", "k", 4).toCompletableFuture().get();
+      PendingCharge charge = limiter.named("l").chargeAsync("k", 4).toCompletableFuture().get();
       assertThat(charge.allowed()).isTrue();
       assertThat(charge.settleActualAsync(12).toCompletableFuture().get().remaining()).isCloseTo(-2, within(1e-9));
-      PendingCharge second = limiter.chargeAsync("l", "other", 4).toCompletableFuture().get();
+      PendingCharge second = limiter.named("l").chargeAsync("other", 4).toCompletableFuture().get();
       assertThat(second.settleActualAsync(1).toCompletableFuture().get().remaining()).isCloseTo(9, within(1e-9));
-      assertThat(limiter.takeAsync("l", "k", 100).toCompletableFuture().get().remaining()).isCloseTo(-10, within(1e-9));
+      assertThat(limiter.named("l").takeAsync("k", 100).toCompletableFuture().get().remaining()).isCloseTo(-10, within(1e-9));
     }
   }
 
@@ -651,7 +650,7 @@ public abstract class RateLimitStoreContract {
       runConcurrently(() -> {
         java.util.Random random = new java.util.Random(next.incrementAndGet());
         for (int i = 0; i < settlesPerThread(); i++) {
-          PendingCharge charge = limiter.charge("l", "hot", random.nextInt(11));
+          PendingCharge charge = limiter.named("l").charge("hot", random.nextInt(11));
           int actual = 1 + random.nextInt(20);
           charge.settleActual(actual);
           if (charge.allowed()) {
@@ -664,7 +663,7 @@ public abstract class RateLimitStoreContract {
       });
       assertThat(used.get()).as("the capacity and more used: in debt").isGreaterThan(1000);
       assertThat(denied.get()).as("then denied").isPositive();
-      assertThat(limiter.check("l", "hot", 0).remaining()).isCloseTo(1000 - used.get(), within(1e-6));
+      assertThat(limiter.named("l").check("hot", 0).remaining()).isCloseTo(1000 - used.get(), within(1e-6));
     }
   }
 

@@ -8,7 +8,7 @@ import dev.ratelimit.DecisionListener;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.limiter.Decisions;
-import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.NamedLimiter;
 import dev.ratelimit.limiter.PendingCharge;
 import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.RateLimitStore;
@@ -105,7 +105,7 @@ public abstract class ThrowingListenerContract {
   }
 
   private double left(String name) {
-    return limiter.check(name, "k", 0).remaining();
+    return limiter.named(name).check("k", 0).remaining();
   }
 
   @ParameterizedTest
@@ -113,11 +113,11 @@ public abstract class ThrowingListenerContract {
   void limit_decisionStands_unitsTakenOnce(Thrown thrown) {
     RateLimiter limiter = limiter(thrown);
     for (int i = 1; i <= 5; i++) {
-      Decision decision = limiter.limit("api", "k", 1);
+      Decision decision = limiter.named("api").limit("k", 1);
       assertThat(decision.allowed()).isTrue();
       assertThat(decision.remaining()).isCloseTo(5 - i, within(1e-9));
     }
-    assertThat(limiter.limit("api", "k", 1).allowed()).isFalse();
+    assertThat(limiter.named("api").limit("k", 1).allowed()).isFalse();
     assertThat(heard.get()).isEqualTo(6);
   }
 
@@ -125,7 +125,7 @@ public abstract class ThrowingListenerContract {
   @EnumSource(Thrown.class)
   void charge_thenSettleFalse_givesEveryUnitBack(Thrown thrown) {
     RateLimiter limiter = limiter(thrown);
-    PendingCharge charge = limiter.charge("api", "k", 5);
+    PendingCharge charge = limiter.named("api").charge("k", 5);
     assertThat(charge.allowed()).isTrue();
     assertThat(heard.get()).isEqualTo(1);
     assertThat(left("api")).isCloseTo(0, within(1e-9));
@@ -139,7 +139,7 @@ public abstract class ThrowingListenerContract {
   @EnumSource(Thrown.class)
   void limitAll_decisionStands_onEveryLimit(Thrown thrown) {
     RateLimiter limiter = limiter(thrown);
-    Decisions decisions = limiter.limitAll(LimitCall.of("api", "k", 2), LimitCall.of("other", "k", 3));
+    Decisions decisions = limiter.limitAll(limiter.named("api").call("k", 2), limiter.named("other").call("k", 3));
     assertThat(decisions.allowed()).isTrue();
     assertThat(left("api")).isCloseTo(3, within(1e-9));
     assertThat(left("other")).isCloseTo(2, within(1e-9));
@@ -150,20 +150,20 @@ public abstract class ThrowingListenerContract {
   @EnumSource(Thrown.class)
   void reserve_decisionStands_theDebtTakenOnce(Thrown thrown) {
     RateLimiter limiter = limiter(thrown);
-    Decision reserved = limiter.reserve("api", "k", 7);
+    Decision reserved = limiter.named("api").reserve("k", 7);
     assertThat(reserved.allowed()).isTrue();
     assertThat(reserved.retryAfterMillis()).as("2 units of debt").isEqualTo(2 * UNIT_MILLIS);
-    assertThat(limiter.reserve("api", "k", 0).retryAfterMillis()).as("the debt taken once").isEqualTo(2 * UNIT_MILLIS);
+    assertThat(limiter.named("api").reserve("k", 0).retryAfterMillis()).as("the debt taken once").isEqualTo(2 * UNIT_MILLIS);
   }
 
   @ParameterizedTest
   @EnumSource(Thrown.class)
   void acquire_waitsItsTurn_andKeepsItsReservation(Thrown thrown) throws Exception {
     RateLimiter limiter = limiter(thrown);
-    assertThat(limiter.limit("api", "k", 5).allowed()).isTrue();
+    assertThat(limiter.named("api").limit("k", 5).allowed()).isTrue();
     long before = clock.millis();
 
-    Decision acquired = limiter.acquire("api", "k", 1, Duration.ofHours(1));
+    Decision acquired = limiter.named("api").acquire("k", 1, Duration.ofHours(1));
 
     assertThat(acquired.allowed()).isTrue();
     assertThat(heard.get()).isEqualTo(2);
@@ -175,17 +175,17 @@ public abstract class ThrowingListenerContract {
   @EnumSource(Thrown.class)
   void asyncForms_completeWithTheirDecisions(Thrown thrown) throws Exception {
     RateLimiter limiter = limiter(thrown);
-    assertThat(get(limiter.limitAsync("api", "k", 2)).remaining()).isCloseTo(3, within(1e-9));
-    assertThat(get(limiter.checkAsync("api", "k", 1)).remaining()).isCloseTo(3, within(1e-9));
-    Decisions all = get(limiter.limitAllAsync(List.of(LimitCall.of("api", "k", 1), LimitCall.of("other", "k", 1))));
+    assertThat(get(limiter.named("api").limitAsync("k", 2)).remaining()).isCloseTo(3, within(1e-9));
+    assertThat(get(limiter.named("api").checkAsync("k", 1)).remaining()).isCloseTo(3, within(1e-9));
+    Decisions all = get(limiter.limitAllAsync(List.of(limiter.named("api").call("k", 1), limiter.named("other").call("k", 1))));
     assertThat(all.allowed()).isTrue();
     assertThat(all.decisions()).extracting(Decision::remaining).containsExactly(2.0, 4.0);
-    Decision reserved = get(limiter.reserveAsync("api", "k", 3));
+    Decision reserved = get(limiter.named("api").reserveAsync("k", 3));
     assertThat(reserved.allowed()).isTrue();
     assertThat(reserved.retryAfterMillis()).as("1 unit of debt").isEqualTo(UNIT_MILLIS);
     long before = clock.millis();
 
-    Decision acquired = get(limiter.acquireAsync("api", "k", 1, Duration.ofHours(1)));
+    Decision acquired = get(limiter.named("api").acquireAsync("k", 1, Duration.ofHours(1)));
 
     assertThat(acquired.allowed()).isTrue();
     assertThat(acquired.retryAfterMillis()).as("2 units of debt").isEqualTo(2 * UNIT_MILLIS);

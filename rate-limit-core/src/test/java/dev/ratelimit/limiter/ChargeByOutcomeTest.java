@@ -16,41 +16,41 @@ class ChargeByOutcomeTest {
 
   @Test
   void charge_settledAsNotCounting_givesTheUnitsBack_once() {
-    PendingCharge charge = limiter.charge("failed-logins", "alice", 3);
+    PendingCharge charge = limiter.named("failed-logins").charge("alice", 3);
     assertThat(charge.allowed()).isTrue();
-    assertThat(limiter.check("failed-logins", "alice", 0).remaining()).isEqualTo(7);
+    assertThat(limiter.named("failed-logins").check("alice", 0).remaining()).isEqualTo(7);
     charge.settle(false);
     charge.settle(false);
     charge.settle(true);
-    assertThat(limiter.check("failed-logins", "alice", 0).remaining()).isEqualTo(10);
-    limiter.charge("failed-logins", "alice", 3).settle(true);
-    assertThat(limiter.check("failed-logins", "alice", 0).remaining()).isEqualTo(7);
+    assertThat(limiter.named("failed-logins").check("alice", 0).remaining()).isEqualTo(10);
+    limiter.named("failed-logins").charge("alice", 3).settle(true);
+    assertThat(limiter.named("failed-logins").check("alice", 0).remaining()).isEqualTo(7);
   }
 
   @Test
   void charge_deniedOrShadowDenied_tookNothing_andRefundsNothing() {
-    limiter.limit("failed-logins", "bob", 9);
-    PendingCharge denied = limiter.charge("failed-logins", "bob", 2);
+    limiter.named("failed-logins").limit("bob", 9);
+    PendingCharge denied = limiter.named("failed-logins").charge("bob", 2);
     assertThat(denied.allowed()).isFalse();
     denied.refund();
-    assertThat(limiter.check("failed-logins", "bob", 0).remaining()).isEqualTo(1);
+    assertThat(limiter.named("failed-logins").check("bob", 0).remaining()).isEqualTo(1);
 
-    limiter.charge("watch", "bob", 1).settle(true);
-    limiter.limit("failed-logins", "bob", 0);
-    PendingCharge shadowed = limiter.charge("watch", "bob", 1);
+    limiter.named("watch").charge("bob", 1).settle(true);
+    limiter.named("failed-logins").limit("bob", 0);
+    PendingCharge shadowed = limiter.named("watch").charge("bob", 1);
     assertThat(shadowed.allowed()).as("a shadow limit never denies").isTrue();
     shadowed.refund();
-    assertThat(limiter.check("watch", "bob", 0).remaining()).as("nothing was taken, nothing given back").isZero();
+    assertThat(limiter.named("watch").check("bob", 0).remaining()).as("nothing was taken, nothing given back").isZero();
   }
 
   @Test
   void charge_onAPlan() {
     RateLimiter planned = RateLimiter.builder().clock(clock).limit("l", "fixed-window rate=1 period=1h")
         .plan("pro", "l", "fixed-window rate=3 period=1h").build();
-    planned.charge("l", "pro", "k", 3).settle(true);
-    assertThat(planned.check("l", "pro", "k", 0).remaining()).isZero();
-    assertThat(planned.check("l", "k", 0).remaining()).as("one state per key: 3 used, capped by 1").isEqualTo(0);
-    assertThat(planned.check("l", "other", 0).remaining()).isEqualTo(1);
+    planned.named("l").onPlan("pro").charge("k", 3).settle(true);
+    assertThat(planned.named("l").onPlan("pro").check("k", 0).remaining()).isZero();
+    assertThat(planned.named("l").check("k", 0).remaining()).as("one state per key: 3 used, capped by 1").isEqualTo(0);
+    assertThat(planned.named("l").check("other", 0).remaining()).isEqualTo(1);
   }
 
   /**
@@ -63,7 +63,7 @@ class ChargeByOutcomeTest {
     AtomicInteger failuresCharged = new AtomicInteger();
     Concurrently.run(4, () -> {
       for (int i = 0; i < 20_000; i++) {
-        PendingCharge charge = limiter.charge("failed-logins", "mallory", 1);
+        PendingCharge charge = limiter.named("failed-logins").charge("mallory", 1);
         if (!charge.allowed()) {
           continue;
         }
@@ -76,6 +76,6 @@ class ChargeByOutcomeTest {
       return null;
     });
     assertThat(failuresCharged.get()).isBetween(1, 10);
-    assertThat(limiter.check("failed-logins", "mallory", 0).remaining()).isEqualTo(10.0 - failuresCharged.get());
+    assertThat(limiter.named("failed-logins").check("mallory", 0).remaining()).isEqualTo(10.0 - failuresCharged.get());
   }
 }

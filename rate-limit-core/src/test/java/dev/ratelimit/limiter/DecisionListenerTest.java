@@ -55,11 +55,11 @@ class DecisionListenerTest {
     RateLimiter limiter = builder().limit("api", "fixed-window rate=3 period=1m").build();
 
     for (int i = 0; i < 5; i++) {
-      limiter.limit("api", "u1");
+      limiter.named("api").limit("u1");
     }
-    limiter.check("api", "u1", 1);
+    limiter.named("api").check("u1", 1);
     clock.advance(Duration.ofMinutes(1));
-    limiter.reserve("api", "u1", 1);
+    limiter.named("api").reserve("u1", 1);
 
     assertThat(recorder.count("api", true, null)).isEqualTo(4); // 3 limits, 1 reserve
     assertThat(recorder.count("api", false, null)).isEqualTo(3); // 2 limits, 1 check
@@ -71,8 +71,8 @@ class DecisionListenerTest {
   void listener_hearsAsyncDecisionsAndAdHocLimitsUnderTheirSpec() throws Exception {
     RateLimiter limiter = builder().limit("api", "token-bucket rate=1 period=1s").build();
 
-    limiter.limitAsync("api", "k", 1).toCompletableFuture().get();
-    limiter.checkAsync("api", "k", 1).toCompletableFuture().get();
+    limiter.named("api").limitAsync("k", 1).toCompletableFuture().get();
+    limiter.named("api").checkAsync("k", 1).toCompletableFuture().get();
     limiter.limit(Limit.parse("gcra rate=2 period=1s"), "k", 1);
 
     assertThat(recorder.heard).containsExactly(new Heard("api", true, 0, null), new Heard("api", false, 0, null),
@@ -83,9 +83,9 @@ class DecisionListenerTest {
   void refundsAndResets_areNotDecisions() {
     RateLimiter limiter = builder().limit("api", "token-bucket rate=5 period=1s").build();
 
-    limiter.limit("api", "k", 2);
-    limiter.refund("api", "k", 1);
-    limiter.reset("api", "k");
+    limiter.named("api").limit("k", 2);
+    limiter.named("api").refund("k", 1);
+    limiter.named("api").reset("k");
 
     assertThat(recorder.heard).hasSize(1);
   }
@@ -93,9 +93,9 @@ class DecisionListenerTest {
   @Test
   void acquire_reportsEachAttempt() throws Exception {
     RateLimiter limiter = builder().limit("slow", "sliding-log rate=1 period=1s").build();
-    limiter.limit("slow", "k");
+    limiter.named("slow").limit("k");
 
-    Decision decision = limiter.acquire("slow", "k", 1, Duration.ofSeconds(2));
+    Decision decision = limiter.named("slow").acquire("k", 1, Duration.ofSeconds(2));
 
     assertThat(decision.allowed()).isTrue();
     // the first limit, then a denial, then the admission after ManualClock's sleep
@@ -107,8 +107,8 @@ class DecisionListenerTest {
     RateLimiter limiter = builder().limit("a", "token-bucket rate=2 period=1m")
         .limit("b", "token-bucket rate=1 period=1m").build();
 
-    limiter.limitAll(LimitCall.of("a", "k"), LimitCall.of("b", "k"));
-    limiter.limitAll(LimitCall.of("a", "k"), LimitCall.of("b", "k"));
+    limiter.limitAll(limiter.named("a").call("k"), limiter.named("b").call("k"));
+    limiter.limitAll(limiter.named("a").call("k"), limiter.named("b").call("k"));
 
     assertThat(recorder.heard).containsExactly(new Heard("a", true, 1, null), new Heard("b", true, 0, null),
         new Heard("a", true, 1, null), new Heard("b", false, 0, null));
@@ -119,7 +119,7 @@ class DecisionListenerTest {
     RateLimiter limiter = builder().limit("a", "token-bucket rate=2 period=1m")
         .limit("b", "token-bucket rate=1 period=1m").build();
 
-    limiter.limitAllAsync(List.of(LimitCall.of("a", "k"), LimitCall.of("b", "k"))).toCompletableFuture().get();
+    limiter.limitAllAsync(List.of(limiter.named("a").call("k"), limiter.named("b").call("k"))).toCompletableFuture().get();
 
     assertThat(recorder.heard).containsExactly(new Heard("a", true, 1, null), new Heard("b", true, 0, null));
   }
@@ -129,8 +129,8 @@ class DecisionListenerTest {
     RateLimiter limiter = builder().limit("hot", "token-bucket rate=8 period=1m shards=4").build();
 
     // each shard holds 2: a count of 3 always takes from two shards
-    Decision decision = limiter.limit("hot", "k", 3);
-    limiter.check("hot", "k", 1);
+    Decision decision = limiter.named("hot").limit("k", 3);
+    limiter.named("hot").check("k", 1);
 
     assertThat(decision.allowed()).isTrue();
     assertThat(recorder.heard).hasSize(2);
@@ -145,12 +145,12 @@ class DecisionListenerTest {
         .limit("open", "token-bucket rate=1 period=1m failure=open")
         .limit("closed", "token-bucket rate=1 period=1m failure=closed").build();
 
-    limiter.limit("local", "k");
+    limiter.named("local").limit("k");
     store.switchOff();
-    limiter.limit("local", "k"); // the local store's own state: fresh
-    limiter.limit("local", "k");
-    limiter.limit("open", "k");
-    assertThatThrownBy(() -> limiter.limit("closed", "k")).isInstanceOf(StoreUnavailableException.class);
+    limiter.named("local").limit("k"); // the local store's own state: fresh
+    limiter.named("local").limit("k");
+    limiter.named("open").limit("k");
+    assertThatThrownBy(() -> limiter.named("closed").limit("k")).isInstanceOf(StoreUnavailableException.class);
 
     // the local fallback store reads the system clock (a remote store's own time is gone), so
     // the denial's remaining is what refilled in the milliseconds between the two calls
@@ -170,9 +170,9 @@ class DecisionListenerTest {
         .limit("hot", "token-bucket rate=8 period=1m shards=4 failure=local").build();
     store.switchOff();
 
-    limiter.limitAsync("a", "k", 1).toCompletableFuture().get();
-    limiter.limitAll(LimitCall.of("a", "k"), LimitCall.of("b", "k"));
-    limiter.limit("hot", "k", 3);
+    limiter.named("a").limitAsync("k", 1).toCompletableFuture().get();
+    limiter.limitAll(limiter.named("a").call("k"), limiter.named("b").call("k"));
+    limiter.named("hot").limit("k", 3);
 
     assertThat(recorder.heard).containsExactly(new Heard("a", true, 2, FailurePolicy.OPEN),
         new Heard("a", true, 2, FailurePolicy.OPEN), new Heard("b", true, 1, FailurePolicy.LOCAL),
@@ -187,17 +187,17 @@ class DecisionListenerTest {
           throw new IllegalStateException("broken metrics");
         }).build();
 
-    assertThat(limiter.limit("api", "k").allowed()).isTrue();
-    assertThat(limiter.limit("api", "k").allowed()).isFalse();
-    assertThat(limiter.limitAll(LimitCall.of("api", "other")).allowed()).isTrue();
+    assertThat(limiter.named("api").limit("k").allowed()).isTrue();
+    assertThat(limiter.named("api").limit("k").allowed()).isFalse();
+    assertThat(limiter.limitAll(limiter.named("api").call("other")).allowed()).isTrue();
   }
 
   @Test
   void refusedCalls_areNotReported() {
     RateLimiter limiter = builder().limit("api", "token-bucket rate=1 period=1m").build();
 
-    assertThatThrownBy(() -> limiter.limit("api", "k", 5)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> limiter.limit("nope", "k", 1)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> limiter.named("api").limit("k", 5)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> limiter.named("nope").limit("k", 1)).isInstanceOf(IllegalArgumentException.class);
 
     assertThat(recorder.heard).isEmpty();
   }
@@ -215,7 +215,7 @@ class DecisionListenerTest {
         start.await();
         int n = 0;
         for (int i = 0; i < perThread; i++) {
-          n += limiter.limit("api", "k").allowed() ? 1 : 0;
+          n += limiter.named("api").limit("k").allowed() ? 1 : 0;
         }
         return n;
       }));

@@ -32,15 +32,15 @@ class FailurePolicyTest {
   @Test
   void open_admitsWhileTheStoreIsDownAndDecisionsResumeOnIt() {
     RateLimiter limiter = limiter(FailurePolicy.OPEN, "api", "token-bucket rate=2 period=365d");
-    limiter.limit("api", "k", 2);
+    limiter.named("api").limit("k", 2);
     store.switchOff();
     for (int i = 0; i < 5; i++) {
-      assertThat(limiter.limit("api", "k", 1).allowed()).isTrue();
+      assertThat(limiter.named("api").limit("k", 1).allowed()).isTrue();
     }
     assertThat(limiter.storeAvailable()).isFalse();
     store.switchOn();
     clock.advance(Duration.ofSeconds(1));
-    assertThat(limiter.limit("api", "k", 1).allowed()).as("the store's state again").isFalse();
+    assertThat(limiter.named("api").limit("k", 1).allowed()).as("the store's state again").isFalse();
     assertThat(limiter.storeAvailable()).isTrue();
   }
 
@@ -48,46 +48,46 @@ class FailurePolicyTest {
   void closed_passesTheFailureOn() {
     RateLimiter limiter = limiter(FailurePolicy.CLOSED, "api", "10/1m");
     store.switchOff();
-    assertThatThrownBy(() -> limiter.limit("api", "k", 1)).isInstanceOf(StoreUnavailableException.class)
+    assertThatThrownBy(() -> limiter.named("api").limit("k", 1)).isInstanceOf(StoreUnavailableException.class)
         .hasMessage("switched off");
-    assertThatThrownBy(() -> limiter.limitAll(LimitCall.of("api", "k"))).isInstanceOf(StoreUnavailableException.class);
-    assertThatThrownBy(() -> limiter.reset("api", "k")).isInstanceOf(StoreUnavailableException.class);
+    assertThatThrownBy(() -> limiter.limitAll(limiter.named("api").call("k"))).isInstanceOf(StoreUnavailableException.class);
+    assertThatThrownBy(() -> limiter.named("api").reset("k")).isInstanceOf(StoreUnavailableException.class);
   }
 
   @Test
   void local_decidesOnAnInMemoryStoreUntilTheStoreAnswers() {
     RateLimiter limiter = limiter(FailurePolicy.LOCAL, "api", "token-bucket rate=3 period=365d");
-    limiter.limit("api", "k", 3);
+    limiter.named("api").limit("k", 3);
     store.switchOff();
-    assertThat(limiter.limit("api", "k", 2).allowed()).as("local state starts full").isTrue();
-    assertThat(limiter.limit("api", "k", 2).allowed()).as("and counts").isFalse();
-    assertThat(limiter.limitAll(LimitCall.of("api", "k", 1)).allowed()).isTrue();
+    assertThat(limiter.named("api").limit("k", 2).allowed()).as("local state starts full").isTrue();
+    assertThat(limiter.named("api").limit("k", 2).allowed()).as("and counts").isFalse();
+    assertThat(limiter.limitAll(limiter.named("api").call("k", 1)).allowed()).isTrue();
     store.switchOn();
     clock.advance(Duration.ofSeconds(1));
-    assertThat(limiter.check("api", "k", 1).allowed()).as("back on the store").isFalse();
+    assertThat(limiter.named("api").check("k", 1).allowed()).as("back on the store").isFalse();
   }
 
   @Test
   void perLimitPolicy_overridesTheLimitersDefault() {
     RateLimiter limiter = limiter(FailurePolicy.CLOSED, "open", "10/1m failure=open", "closed", "10/1m");
     store.switchOff();
-    assertThat(limiter.limit("open", "k", 1).allowed()).isTrue();
-    assertThatThrownBy(() -> limiter.limit("closed", "k", 1)).isInstanceOf(StoreUnavailableException.class);
+    assertThat(limiter.named("open").limit("k", 1).allowed()).isTrue();
+    assertThatThrownBy(() -> limiter.named("closed").limit("k", 1)).isInstanceOf(StoreUnavailableException.class);
   }
 
   @Test
   void downStore_isProbedByOneRequestPerRetryInterval_notEveryRequest() {
     RateLimiter limiter = limiter(FailurePolicy.OPEN, "api", "10/1m");
     store.switchOff();
-    limiter.limit("api", "k", 1);
+    limiter.named("api").limit("k", 1);
     int afterFailure = store.calls();
     for (int i = 0; i < 100; i++) {
-      limiter.limit("api", "k", 1);
+      limiter.named("api").limit("k", 1);
     }
     assertThat(store.calls()).as("no call waits on a store known to be down").isEqualTo(afterFailure);
     clock.advance(Duration.ofSeconds(1));
-    limiter.limit("api", "k", 1);
-    limiter.limit("api", "k", 1);
+    limiter.named("api").limit("k", 1);
+    limiter.named("api").limit("k", 1);
     assertThat(store.calls()).as("one probe per interval").isEqualTo(afterFailure + 1);
   }
 
@@ -96,10 +96,10 @@ class FailurePolicyTest {
     RateLimiter limiter = limiter(FailurePolicy.LOCAL, "api", "token-bucket rate=2 period=365d", "strict",
         "token-bucket rate=2 period=365d failure=closed");
     store.switchOff();
-    assertThat(limiter.limitAsync("api", "k", 2).toCompletableFuture().get().allowed()).isTrue();
-    assertThat(limiter.limitAllAsync(List.of(LimitCall.of("api", "k"))).toCompletableFuture().get().allowed())
+    assertThat(limiter.named("api").limitAsync("k", 2).toCompletableFuture().get().allowed()).isTrue();
+    assertThat(limiter.limitAllAsync(List.of(limiter.named("api").call("k"))).toCompletableFuture().get().allowed())
         .isFalse();
-    CompletionStage<Decision> strict = limiter.limitAsync("strict", "k", 1);
+    CompletionStage<Decision> strict = limiter.named("strict").limitAsync("k", 1);
     assertThatThrownBy(() -> strict.toCompletableFuture().get()).isInstanceOf(ExecutionException.class)
         .hasCauseInstanceOf(StoreUnavailableException.class);
   }
@@ -110,7 +110,7 @@ class FailurePolicyTest {
     store.switchOff();
     int admitted = 0;
     for (int i = 0; i < 200; i++) {
-      admitted += limiter.limit("hot", "k", 1).allowed() ? 1 : 0;
+      admitted += limiter.named("hot").limit("k", 1).allowed() ? 1 : 0;
     }
     assertThat(admitted).isEqualTo(40);
   }

@@ -35,8 +35,8 @@ class ForgedLogLinesTest {
   void unknownPlan_fromARequest_isOneQuotedLine_cutToItsStart() {
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("api", "10/1m").plan("pro", "api", "100/1m").build();
 
-    limiter.limit("api", FORGED, "alice", 1);
-    limiter.limit("api", FORGED + "p".repeat(5_000_000), "alice", 1);
+    limiter.named("api").onPlan(FORGED).limit("alice", 1);
+    limiter.named("api").onPlan(FORGED + "p".repeat(5_000_000)).limit("alice", 1);
 
     assertThat(log.at(Level.WARNING)).hasSize(2).allSatisfy(line -> assertThat(line)
         .startsWith("limit 'api' has no plan " + FORGED_ESCAPED).matches(LogLines::isSafe));
@@ -47,8 +47,8 @@ class ForgedLogLinesTest {
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("watch", "fixed-window rate=1 period=1h mode=shadow")
         .build();
 
-    limiter.limit("watch", FORGED, 1);
-    limiter.limit("watch", FORGED, 1);
+    limiter.named("watch").limit(FORGED, 1);
+    limiter.named("watch").limit(FORGED, 1);
 
     assertThat(log.at(Level.INFO)).singleElement().asString()
         .contains("would have denied key " + FORGED_ESCAPED + "\"").matches(LogLines::isSafe);
@@ -65,7 +65,7 @@ class ForgedLogLinesTest {
     RateLimiter limiter = RateLimiter.builder().clock(clock).store(down).storeFailure(FailurePolicy.OPEN)
         .limit("api", "10/1m").build();
 
-    assertThat(limiter.limit("api", "alice", 1).allowed()).isTrue();
+    assertThat(limiter.named("api").limit("alice", 1).allowed()).isTrue();
 
     assertThat(log.at(Level.WARNING)).singleElement().asString()
         .contains("until it answers again: " + FORGED_ESCAPED + "\"").matches(LogLines::isSafe);

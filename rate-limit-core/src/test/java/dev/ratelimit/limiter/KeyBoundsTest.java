@@ -26,11 +26,11 @@ class KeyBoundsTest {
     for (int i = 0; i < 200; i++) {
       String key = (char) ('a' + i % 26) + "x".repeat(1 << 20) + i;
       switch (i % 5) {
-        case 0 -> limiter.limit("login", key, 1);
-        case 1 -> limiter.check("login", key, 1);
-        case 2 -> limiter.refund("login", key, 1);
-        case 3 -> limiter.reset("login", key);
-        default -> limiter.limitAll(LimitCall.of("login", key, 1));
+        case 0 -> limiter.named("login").limit(key, 1);
+        case 1 -> limiter.named("login").check(key, 1);
+        case 2 -> limiter.named("login").refund(key, 1);
+        case 3 -> limiter.named("login").reset(key);
+        default -> limiter.limitAll(limiter.named("login").call(key, 1));
       }
     }
     assertThat(store.keys()).hasSize(200);
@@ -45,7 +45,7 @@ class KeyBoundsTest {
     String key = "u".repeat(1 << 20);
     int admitted = 0;
     for (int i = 0; i < 10; i++) {
-      admitted += limiter.limit("login", key, 1).allowed() ? 1 : 0;
+      admitted += limiter.named("login").limit(key, 1).allowed() ? 1 : 0;
     }
     assertThat(admitted).isEqualTo(5);
   }
@@ -55,7 +55,7 @@ class KeyBoundsTest {
     String longer = "v".repeat(300);
     for (String key : List.of("u\uD800", "u\uDFFF", "u?", longer + "\uD800", longer + "\uDFFF", longer + "?")) {
       for (int i = 0; i < 5; i++) {
-        assertThat(limiter.limit("login", key, 1).allowed()).as("%s, call %d", key, i).isTrue();
+        assertThat(limiter.named("login").limit(key, 1).allowed()).as("%s, call %d", key, i).isTrue();
       }
     }
     Set<String> stored = new HashSet<>(store.keys());

@@ -71,9 +71,9 @@ class ListenerCallsTest {
       List<CompletableFuture<Boolean>> heardFirst = new ArrayList<>();
       CountDownLatch hold = holdStore();
       for (int i = 0; i < 200; i++) {
-        heardFirst.add(limiter.limitAsync("api", "k" + (i % 7), 1).toCompletableFuture()
+        heardFirst.add(limiter.named("api").limitAsync("k" + (i % 7), 1).toCompletableFuture()
             .thenApply(heardOn::containsKey));
-        heardFirst.add(limiter.limitAllAsync(List.of(LimitCall.of("api", "a"), LimitCall.of("other", "b")))
+        heardFirst.add(limiter.limitAllAsync(List.of(limiter.named("api").call("a"), limiter.named("other").call("b")))
             .toCompletableFuture().thenApply(all -> all.decisions().stream().allMatch(heardOn::containsKey)));
       }
       hold.countDown();
@@ -92,11 +92,11 @@ class ListenerCallsTest {
       CountDownLatch hold = holdStore();
       List<CompletableFuture<Decision>> cancelled = new ArrayList<>();
       for (int i = 0; i < 10; i++) {
-        CompletableFuture<Decision> stage = limiter.limitAsync("api", "k", 1).toCompletableFuture();
+        CompletableFuture<Decision> stage = limiter.named("api").limitAsync("k", 1).toCompletableFuture();
         assertThat(stage.cancel(true)).isTrue(); // the client went away before Redis answered
         cancelled.add(stage);
       }
-      CompletableFuture<Decision> last = limiter.limitAsync("api", "k", 1).toCompletableFuture();
+      CompletableFuture<Decision> last = limiter.named("api").limitAsync("k", 1).toCompletableFuture();
       hold.countDown();
       // the listener thread tells in order: once the last stage completes, the others were told
       assertThat(last.get(10, TimeUnit.SECONDS).remaining()).as("the store took every unit")
@@ -112,8 +112,8 @@ class ListenerCallsTest {
     DecisionListener listener = (limit, decision, fallback) -> heardOn.put(decision, Thread.currentThread().getName());
     try (RateLimiter limiter = limiter(listener);
         RateLimiter inMemory = RateLimiter.builder().clock(clock).limit("api", "10/1s").listener(listener).build()) {
-      Decision sync = limiter.limit("api", "k", 1);
-      Decision decided = inMemory.limitAsync("api", "k", 1).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      Decision sync = limiter.named("api").limit("k", 1);
+      Decision decided = inMemory.named("api").limitAsync("k", 1).toCompletableFuture().get(10, TimeUnit.SECONDS);
       String caller = Thread.currentThread().getName();
       assertThat(heardOn).containsEntry(sync, caller).containsEntry(decided, caller);
     }
@@ -132,15 +132,15 @@ class ListenerCallsTest {
       List<CompletableFuture<Decision>> async = new ArrayList<>();
       CountDownLatch hold = holdStore();
       for (int i = 0; i < 100; i++) {
-        async.add(limiter.limitAsync("api", "k", 1).toCompletableFuture());
+        async.add(limiter.named("api").limitAsync("k", 1).toCompletableFuture());
       }
       hold.countDown();
       storeThreadDone(); // the store answered every one, its thread free again
       assertThat(async).noneMatch(CompletableFuture::isDone);
       // the store's thread still answers: a synchronous decision, and more asynchronous ones
-      assertThat(limiter.limit("api", "k", 1).remaining()).isCloseTo(1_000_000 - 101, within(1e-3));
+      assertThat(limiter.named("api").limit("k", 1).remaining()).isCloseTo(1_000_000 - 101, within(1e-3));
       CountDownLatch again = holdStore();
-      async.add(limiter.limitAsync("api", "k", 1).toCompletableFuture());
+      async.add(limiter.named("api").limitAsync("k", 1).toCompletableFuture());
       again.countDown();
       storeThreadDone();
       assertThat(limiter.storeAvailable()).isTrue();
@@ -172,7 +172,7 @@ class ListenerCallsTest {
       int mostQueued = 0;
       for (int i = 0; i < decisions; i++) {
         CountDownLatch hold = holdStore();
-        async.add(limiter.limitAsync("api", "k", 1).toCompletableFuture());
+        async.add(limiter.named("api").limitAsync("k", 1).toCompletableFuture());
         hold.countDown();
         storeThreadDone(); // decided: now waiting for the listener
         mostQueued = Math.max(mostQueued, calls.queued());
@@ -187,7 +187,7 @@ class ListenerCallsTest {
         assertThat(stage.get(30, TimeUnit.SECONDS).allowed()).isTrue();
       }
       assertThat(heard.get()).as("every decision heard, once").isEqualTo(decisions);
-      assertThat(limiter.check("api", "k", 0).remaining()).isCloseTo(1_000_000 - decisions, within(1e-3));
+      assertThat(limiter.named("api").check("k", 0).remaining()).isCloseTo(1_000_000 - decisions, within(1e-3));
     }
   }
 
@@ -204,22 +204,22 @@ class ListenerCallsTest {
       ListenerFailures first = one.listenerCalls().failures();
       ListenerFailures second = two.listenerCalls().failures();
       for (int i = 0; i < 100; i++) {
-        assertThat(one.limit("api", "k").allowed()).isTrue();
-        assertThat(two.limit("api", "k").allowed()).isTrue();
+        assertThat(one.named("api").limit("k").allowed()).isTrue();
+        assertThat(two.named("api").limit("k").allowed()).isTrue();
       }
       assertThat(first.lines()).as("one line per listener").isEqualTo(1);
       assertThat(second.lines()).as("one line per listener").isEqualTo(1);
 
       clock.advance(Duration.ofSeconds(59));
       for (int i = 0; i < 10; i++) {
-        one.limit("api", "k");
-        two.limit("api", "k");
+        one.named("api").limit("k");
+        two.named("api").limit("k");
       }
       assertThat(first.lines()).as("within the minute").isEqualTo(1);
 
       clock.advance(Duration.ofSeconds(1));
-      one.limit("api", "k");
-      two.limit("api", "k");
+      one.named("api").limit("k");
+      two.named("api").limit("k");
       assertThat(first.lines()).as("a minute later, once more each").isEqualTo(2);
       assertThat(second.lines()).isEqualTo(2);
     }
@@ -250,9 +250,9 @@ class ListenerCallsTest {
             ListenerCallsTest.<RuntimeException>sneaky(e); // as code that doesn't declare it may
           }
         }).build()) {
-      assertThat(limiter.limit("api", "k", 2).remaining()).isEqualTo(3);
+      assertThat(limiter.named("api").limit("k", 2).remaining()).isEqualTo(3);
       assertThat(Thread.interrupted()).as("the interrupt is back on the caller's thread").isTrue();
-      assertThat(limiter.check("api", "k", 0).remaining()).isEqualTo(3);
+      assertThat(limiter.named("api").check("k", 0).remaining()).isEqualTo(3);
       Thread.interrupted();
     }
   }

@@ -13,7 +13,7 @@ import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** A limit's name looked up once: the same decisions, on the same state, as by name. */
+/** A limit's name looked up once: the same decisions, on the same state, as looked up per call. */
 class NamedLimiterTest {
   private final ManualClock clock = ManualClock.at(Instant.parse("2026-03-01T12:00:00Z"));
   private final RateLimiter limiter = RateLimiter.builder().clock(clock)
@@ -27,10 +27,10 @@ class NamedLimiterTest {
     NamedLimiter api = limiter.named("api");
     for (int i = 0; i < 5; i++) {
       assertThat(api.limit("alice").allowed()).isTrue();
-      assertThat(limiter.limit("api", "alice", 1).allowed()).isTrue();
+      assertThat(limiter.named("api").limit("alice", 1).allowed()).isTrue();
     }
     assertThat(api.limit("alice").allowed()).isFalse();
-    assertThat(limiter.limit("api", "alice", 1)).isEqualTo(api.check("alice", 1));
+    assertThat(limiter.named("api").limit("alice", 1)).isEqualTo(api.check("alice", 1));
     assertThat(api.limit("bob", 10).remaining()).isEqualTo(0);
     assertThat(limiter.named("login").limit("alice").remaining()).as("another limit's state").isEqualTo(2);
   }
@@ -41,30 +41,36 @@ class NamedLimiterTest {
     api.limit("alice", 10);
     assertThat(api.check("alice", 1).allowed()).isFalse();
     assertThat(api.refund("alice", 3).remaining()).isEqualTo(3);
-    PendingCharge charge = api.charge(null, "alice", 2);
+    PendingCharge charge = api.onPlan(null).charge("alice", 2);
     assertThat(charge.decision().allowed()).isTrue();
     charge.settle(false); // gives its 2 back
-    assertThat(limiter.check("api", "alice", 1).remaining()).isEqualTo(3);
+    assertThat(limiter.named("api").check("alice", 1).remaining()).isEqualTo(3);
     clock.advance(Duration.ofSeconds(6)); // one unit back
-    assertThat(api.limitAsync(null, "alice", 4).toCompletableFuture().join().allowed()).isTrue();
+    assertThat(api.limitAsync("alice", 4).toCompletableFuture().join().allowed()).isTrue();
     assertThat(api.limit("alice").allowed()).isFalse();
   }
 
   @Test
   void plans_areDecidedUnderTheirSpec_andAnUnknownPlanUnderTheDefault() {
     NamedLimiter api = limiter.named("api");
-    assertThat(api.limit("pro", "carol", 20).allowed()).isTrue();
-    assertThat(limiter.limit("api", "pro", "carol", 1).allowed()).isFalse();
-    assertThat(api.limit("gold", "dave", 10).allowed()).as("unknown plan: the default's 10").isTrue();
-    assertThat(api.limit("gold", "dave", 1)).isEqualTo(limiter.limit("api", "dave", 1));
+    NamedLimiter pro = api.onPlan("pro");
+    assertThat(pro.limit("carol", 20).allowed()).isTrue();
+    assertThat(limiter.named("api").onPlan("pro").limit("carol", 1).allowed()).isFalse();
+    assertThat(api.onPlan("gold").limit("dave", 10).allowed()).as("unknown plan: the default's 10").isTrue();
+    assertThat(api.onPlan("gold").limit("dave", 1)).isEqualTo(limiter.named("api").limit("dave", 1));
     assertThat(api.limit("dave", 1).allowed()).isFalse();
+    assertThat(api.onPlan(null)).as("no plan: the default plan").isEqualTo(api);
+    assertThat(pro.onPlan(null).limit("erin", 10).allowed()).isTrue();
+    assertThat(pro.onPlan(null).limit("erin", 1).allowed()).as("the default's 10, not pro's 20").isFalse();
+    assertThat(pro.plan()).isEqualTo("pro");
+    assertThat(pro.name()).isEqualTo("api");
   }
 
   @Test
   void followsTheLimit_whenItIsReplacedAtRuntime() {
     NamedLimiter api = limiter.named("api");
     api.limit("alice", 10);
-    Limit before = limiter.replace("api", "token-bucket rate=30 period=1m");
+    Limit before = limiter.named("api").replace("token-bucket rate=30 period=1m");
     assertThat(before.capacity()).isEqualTo(10);
     Decision after = api.limit("alice", 1);
     assertThat(after.allowed()).as("10 used of 30").isTrue();
@@ -84,7 +90,7 @@ class NamedLimiterTest {
     assertThatThrownBy(() -> api.limit("k", 11)).hasMessageContaining("above the capacity, 10");
     String huge = "k".repeat(1_000_000);
     api.limit(huge, 10);
-    assertThat(limiter.limit("api", huge, 1).allowed()).as("a huge key, hashed alike both ways").isFalse();
+    assertThat(limiter.named("api").limit(huge, 1).allowed()).as("a huge key, hashed alike both ways").isFalse();
     assertThat(api.name()).isEqualTo("api");
   }
 
@@ -100,7 +106,7 @@ class NamedLimiterTest {
       String key = "k" + random.nextInt(100);
       double count = random.nextInt(4);
       boolean answer = api.admit(key, count);
-      assertThat(answer).as("call %d on %s for %s", i, key, count).isEqualTo(byLimit.limit("api", key, count).allowed());
+      assertThat(answer).as("call %d on %s for %s", i, key, count).isEqualTo(byLimit.named("api").limit(key, count).allowed());
       admitted += answer ? 1 : 0;
       if (random.nextInt(8) == 0) {
         time.advance(Duration.ofMillis(random.nextInt(150)));
@@ -153,7 +159,7 @@ class NamedLimiterTest {
     int admitted = 0;
     for (int i = 0; i < 10; i++) {
       boolean answer = sharded.admit("k");
-      assertThat(answer).as("call %d", i).isEqualTo(observed.limit("sharded", "j", 1).allowed());
+      assertThat(answer).as("call %d", i).isEqualTo(observed.named("sharded").limit("j", 1).allowed());
       admitted += answer ? 1 : 0;
     }
     assertThat(admitted).as("the two shards' 2 + 2").isEqualTo(4);
@@ -164,7 +170,7 @@ class NamedLimiterTest {
     NamedLimiter api = limiter.named("api");
     assertThat(api.admit("alice", 10)).isTrue();
     assertThat(api.admit("alice")).isFalse();
-    limiter.replace("api", "token-bucket rate=30 period=1m");
+    limiter.named("api").replace("token-bucket rate=30 period=1m");
     assertThat(api.admit("alice", 20)).as("10 used of 30").isTrue();
     assertThat(api.admit("alice")).isFalse();
     assertThatThrownBy(() -> api.admit(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("key");
@@ -174,7 +180,62 @@ class NamedLimiterTest {
     assertThatThrownBy(() -> api.admit("k", 31)).hasMessageContaining("above the capacity, 30");
     String huge = "k".repeat(1_000_000);
     assertThat(api.admit(huge, 30)).isTrue();
-    assertThat(limiter.limit("api", huge, 1).allowed()).as("a huge key, hashed alike both ways").isFalse();
+    assertThat(limiter.named("api").limit(huge, 1).allowed()).as("a huge key, hashed alike both ways").isFalse();
+  }
+
+  @Test
+  void onPlan_keptInAField_followsThePlansReplacement_andReplaceOnAnUnknownPlanIsRefused() {
+    NamedLimiter pro = limiter.named("api").onPlan("pro");
+    assertThat(pro.limit("carol", 20).allowed()).isTrue();
+    Limit before = limiter.named("api").onPlan("pro").replace("token-bucket rate=25 period=1m");
+    assertThat(before.capacity()).isEqualTo(20);
+    assertThat(pro.limit("carol", 5).allowed()).as("20 used of 25").isTrue();
+    assertThat(limiter.named("api").limit("dave", 10).allowed()).as("the default plan unchanged").isTrue();
+    assertThatThrownBy(() -> limiter.named("api").onPlan("gold").replace("token-bucket rate=1 period=1m"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("limit 'api' has no plan 'gold'; its plans: pro");
+    assertThat(limiter.limits().get("api").capacity()).isEqualTo(10);
+  }
+
+  @Test
+  void reset_onAnyPlan_forgetsTheKeyUnderEveryPlan() {
+    NamedLimiter api = limiter.named("api");
+    api.limit("alice", 10);
+    api.onPlan("pro").limit("bob", 20);
+    api.onPlan("pro").reset("alice");
+    api.resetAsync("bob").toCompletableFuture().join();
+    assertThat(api.check("alice", 10).allowed()).isTrue();
+    assertThat(api.onPlan("pro").check("bob", 20).allowed()).isTrue();
+  }
+
+  @Test
+  void call_belongsToItsLimiter_andAnotherLimiterRefusesIt() {
+    RateLimiter other = RateLimiter.builder().clock(clock).limit("api", "token-bucket rate=10 period=1m").build();
+    NamedLimiter.Call call = limiter.named("api").onPlan("pro").call("alice", 3);
+    assertThat(call.limit()).isEqualTo("api");
+    assertThat(call.plan()).isEqualTo("pro");
+    assertThat(call.key()).isEqualTo("alice");
+    assertThat(call.count()).isEqualTo(3);
+    assertThat(call).isEqualTo(limiter.named("api").onPlan("pro").call("alice", 3))
+        .isNotEqualTo(other.named("api").onPlan("pro").call("alice", 3))
+        .isNotEqualTo(limiter.named("api").call("alice", 3));
+    assertThat(call.toString()).doesNotContain("alice");
+    assertThatThrownBy(() -> other.limitAll(call)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("another RateLimiter");
+    assertThatThrownBy(() -> other.acquireAll(java.util.List.of(call), Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(other.named("api").check("alice", 10).allowed()).as("nothing taken").isTrue();
+    assertThatThrownBy(() -> limiter.named("api").call(null)).isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
+  void topKeys_countUnderEveryPlan_andAreRefusedWhenNotTracked() {
+    RateLimiter tracked = RateLimiter.builder().clock(clock).trackTopKeys(8, Duration.ofMinutes(1))
+        .limit("api", "token-bucket rate=10 period=1m").plan("pro", "api", "token-bucket rate=20 period=1m").build();
+    tracked.named("api").limit("alice", 4);
+    tracked.named("api").onPlan("pro").limit("alice", 5);
+    assertThat(tracked.named("api").onPlan("pro").topKeys(5)).containsExactly(new NamedLimiter.TopKey("alice", 9, 0, 0));
+    assertThatThrownBy(() -> tracked.named("api").topKeys(-1)).hasMessage("max must be 0 or more but was -1");
+    assertThatThrownBy(() -> limiter.named("api").topKeys(5)).isInstanceOf(IllegalStateException.class);
   }
 
   @Test
@@ -186,7 +247,7 @@ class NamedLimiterTest {
     Concurrently.run(8, () -> {
       boolean byName = turn.getAndIncrement() % 2 == 0;
       for (int i = 0; i < 500; i++) {
-        Decision d = byName ? hot.limit("hot", "k", 1) : named.limit("k");
+        Decision d = byName ? hot.named("hot").limit("k", 1) : named.limit("k");
         if (d.allowed()) {
           admitted.incrementAndGet();
         }

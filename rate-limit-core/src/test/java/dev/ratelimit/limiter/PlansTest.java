@@ -23,35 +23,35 @@ class PlansTest {
   @Test
   void plan_decidesOnItsOwnSpec_theDefaultPlanOnTheLimitsSpec() {
     RateLimiter limiter = limiter();
-    assertThat(limiter.limit("api", "pro", "alice", 5).allowed()).isTrue();
-    assertThat(limiter.limit("api", "pro", "alice", 1).allowed()).isFalse();
-    assertThat(limiter.limit("api", null, "bob", 2).allowed()).isTrue();
-    assertThat(limiter.limit("api", "bob", 1).allowed()).isFalse();
-    assertThat(limiter.check("api", "pro", "carol", 1).limit()).isEqualTo(5);
-    assertThat(limiter.limitAll(List.of(LimitCall.of("api", "dave", 4).onPlan("pro"))).allowed()).isTrue();
+    assertThat(limiter.named("api").onPlan("pro").limit("alice", 5).allowed()).isTrue();
+    assertThat(limiter.named("api").onPlan("pro").limit("alice", 1).allowed()).isFalse();
+    assertThat(limiter.named("api").onPlan(null).limit("bob", 2).allowed()).isTrue();
+    assertThat(limiter.named("api").limit("bob", 1).allowed()).isFalse();
+    assertThat(limiter.named("api").onPlan("pro").check("carol", 1).limit()).isEqualTo(5);
+    assertThat(limiter.limitAll(List.of(limiter.named("api").onPlan("pro").call("dave", 4))).allowed()).isTrue();
     assertThat(limiter.plans()).isEqualTo(Map.of("api", Map.of("pro", Limit.parse("fixed-window rate=5 period=1h"))));
   }
 
   @Test
   void plan_sharesTheKeysStateWithTheDefaultPlan_usedUnitsCappedByTheCapacity() {
     RateLimiter limiter = limiter();
-    assertThat(limiter.limit("api", "alice", 1).allowed()).isTrue();
-    assertThat(limiter.check("api", "pro", "alice", 0).remaining()).as("an upgrade keeps what was used").isEqualTo(4);
-    assertThat(limiter.limit("api", "pro", "alice", 4).allowed()).isTrue();
-    assertThat(limiter.check("api", "alice", 0).remaining()).as("a downgrade: 5 used, capped by 2").isEqualTo(0);
-    assertThat(limiter.check("api", "pro", "alice", 0).remaining()).as("back up: a check wrote nothing").isEqualTo(0);
+    assertThat(limiter.named("api").limit("alice", 1).allowed()).isTrue();
+    assertThat(limiter.named("api").onPlan("pro").check("alice", 0).remaining()).as("an upgrade keeps what was used").isEqualTo(4);
+    assertThat(limiter.named("api").onPlan("pro").limit("alice", 4).allowed()).isTrue();
+    assertThat(limiter.named("api").check("alice", 0).remaining()).as("a downgrade: 5 used, capped by 2").isEqualTo(0);
+    assertThat(limiter.named("api").onPlan("pro").check("alice", 0).remaining()).as("back up: a check wrote nothing").isEqualTo(0);
   }
 
   @Test
   void plan_oneKeyUnderTwoSharingPlansInOneAllOrNothingCall_isRefused() {
     RateLimiter limiter = limiter();
-    assertThatThrownBy(() -> limiter.limitAll(List.of(LimitCall.of("api", "alice", 1),
-        LimitCall.of("api", "alice", 1).onPlan("pro"))))
+    assertThatThrownBy(() -> limiter.limitAll(List.of(limiter.named("api").call("alice", 1),
+        limiter.named("api").onPlan("pro").call("alice", 1))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("an all-or-nothing call names one key of limit 'api' under two plans, which share its state; "
             + "name it once");
-    assertThat(limiter.check("api", "alice", 0).remaining()).as("nothing taken").isEqualTo(2);
-    assertThat(limiter.limitAll(List.of(LimitCall.of("api", "alice", 1), LimitCall.of("api", "bob", 1).onPlan("pro")))
+    assertThat(limiter.named("api").check("alice", 0).remaining()).as("nothing taken").isEqualTo(2);
+    assertThat(limiter.limitAll(List.of(limiter.named("api").call("alice", 1), limiter.named("api").onPlan("pro").call("bob", 1)))
         .allowed()).as("other keys").isTrue();
   }
 
@@ -59,9 +59,9 @@ class PlansTest {
   void plan_ofAnotherKind_keepsAStateOfItsOwn() {
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("api", "fixed-window rate=2 period=1h")
         .plan("pro", "api", "sliding-window rate=5 period=1h").build();
-    assertThat(limiter.limit("api", "pro", "alice", 5).allowed()).isTrue();
-    assertThat(limiter.limit("api", "alice", 2).allowed()).isTrue();
-    assertThat(limiter.limit("api", "alice", 1).allowed()).isFalse();
+    assertThat(limiter.named("api").onPlan("pro").limit("alice", 5).allowed()).isTrue();
+    assertThat(limiter.named("api").limit("alice", 2).allowed()).isTrue();
+    assertThat(limiter.named("api").limit("alice", 1).allowed()).isFalse();
   }
 
   @Test
@@ -85,8 +85,8 @@ class PlansTest {
   @Test
   void plan_unknownAtRuntime_usesTheDefaultPlan() {
     RateLimiter limiter = limiter();
-    assertThat(limiter.limit("api", "enterprise", "alice", 2).allowed()).isTrue();
-    assertThat(limiter.limit("api", "alice", 1).allowed()).as("the same state: the default plan's").isFalse();
+    assertThat(limiter.named("api").onPlan("enterprise").limit("alice", 2).allowed()).isTrue();
+    assertThat(limiter.named("api").limit("alice", 1).allowed()).as("the same state: the default plan's").isFalse();
   }
 
   @Test
@@ -121,15 +121,15 @@ class PlansTest {
   @Test
   void plan_replacedAtRuntime_andResetForgetsTheKeyUnderEveryPlan() {
     RateLimiter limiter = limiter();
-    limiter.limit("api", "pro", "alice", 5);
-    assertThat(limiter.replace("api", "pro", Limit.parse("fixed-window rate=8 period=1h")))
+    limiter.named("api").onPlan("pro").limit("alice", 5);
+    assertThat(limiter.named("api").onPlan("pro").replace(Limit.parse("fixed-window rate=8 period=1h")))
         .isEqualTo(Limit.parse("fixed-window rate=5 period=1h"));
-    assertThat(limiter.check("api", "pro", "alice", 0).remaining()).as("5 used stay used").isEqualTo(3);
-    assertThat(limiter.limit("api", "alice", 1).allowed()).as("one state per key: 5 used, capped by 2").isFalse();
-    limiter.reset("api", "alice");
-    assertThat(limiter.check("api", "pro", "alice", 0).remaining()).isEqualTo(8);
-    assertThat(limiter.check("api", "alice", 0).remaining()).isEqualTo(2);
-    assertThatThrownBy(() -> limiter.replace("api", "gold", Limit.parse("1/1m")))
+    assertThat(limiter.named("api").onPlan("pro").check("alice", 0).remaining()).as("5 used stay used").isEqualTo(3);
+    assertThat(limiter.named("api").limit("alice", 1).allowed()).as("one state per key: 5 used, capped by 2").isFalse();
+    limiter.named("api").reset("alice");
+    assertThat(limiter.named("api").onPlan("pro").check("alice", 0).remaining()).isEqualTo(8);
+    assertThat(limiter.named("api").check("alice", 0).remaining()).isEqualTo(2);
+    assertThatThrownBy(() -> limiter.named("api").onPlan("gold").replace(Limit.parse("1/1m")))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("limit 'api' has no plan 'gold'; its plans: pro");
   }
 }

@@ -29,7 +29,7 @@ class RateLimiterTest {
   @Test
   void unknownLimit_namesTheConfiguredOnes() {
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("api", "10/1m").limit("login", "5/15m").build();
-    assertThatThrownBy(() -> limiter.limit("apii", "k", 1))
+    assertThatThrownBy(() -> limiter.named("apii").limit("k", 1))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("unknown limit 'apii'; configured limits: api, login");
   }
@@ -54,42 +54,42 @@ class RateLimiterTest {
   @ValueSource(doubles = {-1, -0.0001, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY})
   void count_thatIsNotAFiniteNumberAtLeastZero_isRefusedNamingTheLimit(double count) {
     RateLimiter limiter = limiter("api", "token-bucket rate=10 period=1s");
-    assertThatThrownBy(() -> limiter.limit("api", "k", count))
+    assertThatThrownBy(() -> limiter.named("api").limit("k", count))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("count must be a finite number, 0 or more, but was " + count + " (limit 'api')");
-    assertThatThrownBy(() -> limiter.check("api", "k", count)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> limiter.reserve("api", "k", count)).isInstanceOf(IllegalArgumentException.class);
-    assertThat(limiter.check("api", "k", 0).remaining()).as("nothing changed").isEqualTo(10);
+    assertThatThrownBy(() -> limiter.named("api").check("k", count)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> limiter.named("api").reserve("k", count)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(limiter.named("api").check("k", 0).remaining()).as("nothing changed").isEqualTo(10);
   }
 
   @Test
   void count_aboveWhatCouldEverBeAdmitted_isRefusedNamingTheBound() {
     RateLimiter limiter = limiter("tb", "token-bucket rate=125 period=1s capacity=2 maxReserved=1");
-    assertThatThrownBy(() -> limiter.limit("tb", "k", 2.5))
+    assertThatThrownBy(() -> limiter.named("tb").limit("k", 2.5))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("count 2.5 is above the capacity, 2, of limit 'tb': it could never be admitted");
-    assertThatThrownBy(() -> limiter.reserve("tb", "k", 3.5))
+    assertThatThrownBy(() -> limiter.named("tb").reserve("k", 3.5))
         .hasMessage("count 3.5 is above capacity + maxReserved, 3, of limit 'tb': it could never be admitted");
-    assertThat(limiter.reserve("tb", "k", 3).allowed()).isTrue();
+    assertThat(limiter.named("tb").reserve("k", 3).allowed()).isTrue();
   }
 
   /** One unit takes a shortcut through the checks: a limit it does not fit still refuses it. */
   @Test
   void oneUnit_onALimitBelowOne_isRefused_andReservedWithinMaxReserved() {
     RateLimiter limiter = limiter("half", "token-bucket rate=1 period=1s capacity=0.5 maxReserved=1");
-    assertThatThrownBy(() -> limiter.limit("half", "k", 1))
+    assertThatThrownBy(() -> limiter.named("half").limit("k", 1))
         .hasMessage("count 1 is above the capacity, 0.5, of limit 'half': it could never be admitted");
-    assertThatThrownBy(() -> limiter.check("half", "k", 1)).isInstanceOf(IllegalArgumentException.class);
-    assertThat(limiter.reserve("half", "k", 1).allowed()).as("capacity + maxReserved is 1.5").isTrue();
+    assertThatThrownBy(() -> limiter.named("half").check("k", 1)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(limiter.named("half").reserve("k", 1).allowed()).as("capacity + maxReserved is 1.5").isTrue();
     RateLimiter sliding = limiter("sw", "sliding-window rate=10 period=1s");
-    assertThatThrownBy(() -> sliding.reserve("sw", "k", 1)).isInstanceOf(UnsupportedOperationException.class);
-    assertThat(sliding.limit("sw", "k", 1).allowed()).isTrue();
+    assertThatThrownBy(() -> sliding.named("sw").reserve("k", 1)).isInstanceOf(UnsupportedOperationException.class);
+    assertThat(sliding.named("sw").limit("k", 1).allowed()).isTrue();
   }
 
   @Test
   void reserve_onAKindWithoutReservations_isRefusedClearly() {
     RateLimiter limiter = limiter("sw", "sliding-window rate=10 period=1s");
-    assertThatThrownBy(() -> limiter.reserve("sw", "k", 1))
+    assertThatThrownBy(() -> limiter.named("sw").reserve("k", 1))
         .isInstanceOf(UnsupportedOperationException.class)
         .hasMessageContaining("limit 'sw' is a sliding-window, which has no reservations")
         .hasMessageContaining("token-bucket, gcra and fixed-window");
@@ -98,9 +98,9 @@ class RateLimiterTest {
   @Test
   void countZero_isAdmittedUntilTheKeyIsInDebt() {
     RateLimiter limiter = limiter("l", "token-bucket rate=10 period=1s maxReserved=5");
-    assertThat(limiter.limit("l", "k", 0).allowed()).isTrue();
-    limiter.reserve("l", "k", 12);
-    Decision inDebt = limiter.limit("l", "k", 0);
+    assertThat(limiter.named("l").limit("k", 0).allowed()).isTrue();
+    limiter.named("l").reserve("k", 12);
+    Decision inDebt = limiter.named("l").limit("k", 0);
     assertThat(inDebt.allowed()).isFalse();
     assertThat(inDebt.remaining()).isEqualTo(-2);
     assertThat(inDebt.retryAfterMillis()).isEqualTo(200);
@@ -109,36 +109,36 @@ class RateLimiterTest {
   @Test
   void acquire_waitsForItsTurnOnTheClock() throws Exception {
     RateLimiter limiter = limiter("l", "token-bucket rate=10 period=1s");
-    limiter.limit("l", "k", 10);
+    limiter.named("l").limit("k", 10);
     long before = clock.millis();
-    Decision decision = limiter.acquire("l", "k", 3, Duration.ofSeconds(1));
+    Decision decision = limiter.named("l").acquire("k", 3, Duration.ofSeconds(1));
     assertThat(decision.allowed()).isTrue();
     assertThat(decision.retryAfterMillis()).isEqualTo(300);
     assertThat(clock.millis() - before).as("slept on the manual clock").isEqualTo(300);
-    assertThat(limiter.check("l", "k", 0).remaining()).isCloseTo(0, within(1e-9));
+    assertThat(limiter.named("l").check("k", 0).remaining()).isCloseTo(0, within(1e-9));
   }
 
   @Test
   void acquire_givesUpAtOnceWhenTheWaitExceedsMaxWait() throws Exception {
     RateLimiter limiter = limiter("l", "gcra rate=10 period=1s");
-    limiter.limit("l", "k", 10);
+    limiter.named("l").limit("k", 10);
     long before = clock.millis();
-    Decision decision = limiter.acquire("l", "k", 5, Duration.ofMillis(499));
+    Decision decision = limiter.named("l").acquire("k", 5, Duration.ofMillis(499));
     assertThat(decision.allowed()).isFalse();
     assertThat(decision.retryAfterMillis()).as("when it would fit within the wait").isEqualTo(1);
     assertThat(clock.millis()).as("did not wait").isEqualTo(before);
-    assertThat(limiter.check("l", "k", 0).remaining()).as("consumed nothing").isCloseTo(0, within(1e-9));
-    assertThat(limiter.acquire("l", "k", 5, Duration.ofMillis(500)).allowed()).isTrue();
+    assertThat(limiter.named("l").check("k", 0).remaining()).as("consumed nothing").isCloseTo(0, within(1e-9));
+    assertThat(limiter.named("l").acquire("k", 5, Duration.ofMillis(500)).allowed()).isTrue();
   }
 
   @Test
   void acquire_onAKindWithoutReservations_retriesUntilMaxWait() throws Exception {
     RateLimiter limiter = limiter("l", "sliding-log rate=2 period=1s");
-    limiter.limit("l", "k", 2);
+    limiter.named("l").limit("k", 2);
     long before = clock.millis();
-    assertThat(limiter.acquire("l", "k", 1, Duration.ofMillis(999)).allowed()).isFalse();
+    assertThat(limiter.named("l").acquire("k", 1, Duration.ofMillis(999)).allowed()).isFalse();
     assertThat(clock.millis()).isEqualTo(before);
-    assertThat(limiter.acquire("l", "k", 1, Duration.ofSeconds(1)).allowed()).isTrue();
+    assertThat(limiter.named("l").acquire("k", 1, Duration.ofSeconds(1)).allowed()).isTrue();
     assertThat(clock.millis() - before).isEqualTo(1000);
   }
 
@@ -146,9 +146,9 @@ class RateLimiterTest {
   void acquireAll_onSeveralLimits_retriesAllOrNothingUntilMaxWait() throws Exception {
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("a", "sliding-log rate=1 period=1s")
         .limit("b", "fixed-window rate=1 period=2s").build();
-    limiter.limitAll(LimitCall.of("a", "k"), LimitCall.of("b", "k"));
+    limiter.limitAll(limiter.named("a").call("k"), limiter.named("b").call("k"));
     long before = clock.millis();
-    List<LimitCall> both = List.of(LimitCall.of("a", "k"), LimitCall.of("b", "k"));
+    List<NamedLimiter.Call> both = List.of(limiter.named("a").call("k"), limiter.named("b").call("k"));
 
     assertThat(limiter.acquireAll(both, Duration.ofMillis(500)).allowed()).as("b's window is 2 s").isFalse();
     assertThat(clock.millis()).as("gave up at once").isEqualTo(before);
@@ -156,16 +156,16 @@ class RateLimiterTest {
     assertThat(decisions.allowed()).isTrue();
     // b's next window starts at the next multiple of 2 s; a admits again 1 s after its request
     assertThat(clock.millis() - before).isEqualTo(2000 - Math.floorMod(before, 2000));
-    assertThat(limiter.check("a", "k", 1).allowed()).as("a consumed once more").isFalse();
+    assertThat(limiter.named("a").check("k", 1).allowed()).as("a consumed once more").isFalse();
   }
 
   @Test
   void acquireAll_onOneLimit_isAcquire() throws Exception {
     RateLimiter limiter = limiter("l", "token-bucket rate=10 period=1s");
-    limiter.limit("l", "k", 10);
+    limiter.named("l").limit("k", 10);
     long before = clock.millis();
 
-    Decisions decisions = limiter.acquireAll(List.of(LimitCall.of("l", "k", 3)), Duration.ofSeconds(1));
+    Decisions decisions = limiter.acquireAll(List.of(limiter.named("l").call("k", 3)), Duration.ofSeconds(1));
 
     assertThat(decisions.allowed()).isTrue();
     assertThat(decisions.decisions().get(0).retryAfterMillis()).as("reserved, then slept").isEqualTo(300);
@@ -176,7 +176,7 @@ class RateLimiterTest {
   void acquireAllAsync_completesWhenEveryLimitAdmits() throws Exception {
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("a", "sliding-log rate=1 period=1s")
         .limit("b", "sliding-log rate=1 period=3s").build();
-    List<LimitCall> both = List.of(LimitCall.of("a", "k"), LimitCall.of("b", "k"));
+    List<NamedLimiter.Call> both = List.of(limiter.named("a").call("k"), limiter.named("b").call("k"));
     limiter.limitAll(both);
     long before = clock.millis();
 
@@ -188,11 +188,11 @@ class RateLimiterTest {
   @Test
   void acquireAsync_completesWhenTheTurnHasCome() throws Exception {
     RateLimiter limiter = limiter("l", "token-bucket rate=10 period=1s");
-    limiter.limit("l", "k", 10);
+    limiter.named("l").limit("k", 10);
     long before = clock.millis();
-    assertThat(limiter.acquireAsync("l", "k", 2, Duration.ofSeconds(1)).toCompletableFuture().get().allowed()).isTrue();
+    assertThat(limiter.named("l").acquireAsync("k", 2, Duration.ofSeconds(1)).toCompletableFuture().get().allowed()).isTrue();
     assertThat(clock.millis() - before).isEqualTo(200);
-    assertThat(limiter.acquireAsync("l", "k", 10, Duration.ofMillis(10)).toCompletableFuture().get().allowed())
+    assertThat(limiter.named("l").acquireAsync("k", 10, Duration.ofMillis(10)).toCompletableFuture().get().allowed())
         .isFalse();
   }
 
@@ -210,20 +210,20 @@ class RateLimiterTest {
       }
     };
     RateLimiter limiter = RateLimiter.builder().clock(interrupting).limit("l", "token-bucket rate=10 period=1s").build();
-    limiter.limit("l", "k", 10);
-    assertThatThrownBy(() -> limiter.acquire("l", "k", 4, Duration.ofSeconds(1))).isInstanceOf(InterruptedException.class);
-    assertThat(limiter.check("l", "k", 0).remaining()).isCloseTo(0, within(1e-9));
+    limiter.named("l").limit("k", 10);
+    assertThatThrownBy(() -> limiter.named("l").acquire("k", 4, Duration.ofSeconds(1))).isInstanceOf(InterruptedException.class);
+    assertThat(limiter.named("l").check("k", 0).remaining()).isCloseTo(0, within(1e-9));
   }
 
   @Test
   void limitAll_reportsTheLongestWaitAndTheMostRestrictiveDecision() {
     RateLimiter limiter = RateLimiter.builder().clock(clock)
         .limit("second", "token-bucket rate=2 period=1s").limit("minute", "token-bucket rate=5 period=1m").build();
-    Decisions first = limiter.limitAll(LimitCall.of("second", "u"), LimitCall.of("minute", "u"));
+    Decisions first = limiter.limitAll(limiter.named("second").call("u"), limiter.named("minute").call("u"));
     assertThat(first.allowed()).isTrue();
     assertThat(first.mostRestrictive()).as("fewest units left").isEqualTo(0);
-    limiter.limit("minute", "u", 4);
-    Decisions denied = limiter.limitAll(LimitCall.of("second", "u", 2), LimitCall.of("minute", "u", 1));
+    limiter.named("minute").limit("u", 4);
+    Decisions denied = limiter.limitAll(limiter.named("second").call("u", 2), limiter.named("minute").call("u", 1));
     assertThat(denied.allowed()).isFalse();
     assertThat(denied.decisions().get(0).allowed()).isFalse();
     assertThat(denied.decisions().get(1).allowed()).isFalse();
@@ -244,7 +244,7 @@ class RateLimiterTest {
   @Test
   void nullKey_isRefusedPointingAtTheGlobalKey() {
     RateLimiter limiter = limiter("l", "10/1m");
-    assertThatThrownBy(() -> limiter.limit("l", null, 1)).isInstanceOf(NullPointerException.class)
+    assertThatThrownBy(() -> limiter.named("l").limit(null, 1)).isInstanceOf(NullPointerException.class)
         .hasMessageContaining("use \"\" for the limit's global bucket");
   }
 
@@ -264,7 +264,7 @@ class RateLimiterTest {
     AtomicInteger admitted = new AtomicInteger();
     Concurrently.run(4, () -> {
       for (int i = 0; i < 20_000; i++) {
-        if (limiter.limit("hot", "k", 1).allowed()) {
+        if (limiter.named("hot").limit("k", 1).allowed()) {
           admitted.incrementAndGet();
         }
       }
@@ -276,13 +276,13 @@ class RateLimiterTest {
   @Test
   void shards_splitARequestAcrossTwoShardsAndRefuseWhatTwoCanNeverHold() {
     RateLimiter limiter = limiter("hot", "token-bucket rate=40 period=365d shards=4");
-    assertThat(limiter.limit("hot", "k", 15).allowed()).as("more than one shard holds").isTrue();
-    assertThatThrownBy(() -> limiter.limit("hot", "k", 21))
+    assertThat(limiter.named("hot").limit("k", 15).allowed()).as("more than one shard holds").isTrue();
+    assertThatThrownBy(() -> limiter.named("hot").limit("k", 21))
         .hasMessageContaining("above the capacity, 20, of limit 'hot'");
-    limiter.reset("hot", "k");
+    limiter.named("hot").reset("k");
     int admitted = 0;
     for (int i = 0; i < 200; i++) {
-      admitted += limiter.limit("hot", "k", 1).allowed() ? 1 : 0;
+      admitted += limiter.named("hot").limit("k", 1).allowed() ? 1 : 0;
     }
     // a request may be denied while other shards still hold units, but never past the limit, and
     // (with whole units) every unit is reached: missing one in 160 tries has odds of 2^-160

@@ -64,8 +64,8 @@ class ReplacingHookTest {
     RateLimiter limiter = RateLimiter.builder().store(store).limit("api", "10/1h").plan("pro", "api", "100/1h").build();
     assertThat(store.heard).as("building is no replacement").isEmpty();
 
-    limiter.replace("api", "20/1h");
-    limiter.replace("api", "pro", Limit.parse("200/1h"));
+    limiter.named("api").replace("20/1h");
+    limiter.named("api").onPlan("pro").replace(Limit.parse("200/1h"));
 
     assertThat(store.heard).containsExactly("api/null=" + Limit.parse("20/1h"), "api/pro=" + Limit.parse("200/1h"));
   }
@@ -74,22 +74,22 @@ class ReplacingHookTest {
   void replace_thatTheStoreRefuses_changesNothing() {
     Hearing store = new Hearing(clock);
     RateLimiter limiter = RateLimiter.builder().store(store).limit("api", "3/1h").build();
-    limiter.limit("api", "k", 2);
+    limiter.named("api").limit("k", 2);
     store.refusing = true;
 
-    assertThatThrownBy(() -> limiter.replace("api", "5/1h")).isInstanceOf(StoreUnavailableException.class);
+    assertThatThrownBy(() -> limiter.named("api").replace("5/1h")).isInstanceOf(StoreUnavailableException.class);
 
     assertThat(limiter.limits().get("api")).isEqualTo(Limit.parse("3/1h"));
-    assertThat(limiter.limit("api", "k", 1).allowed()).isTrue();
-    assertThat(limiter.limit("api", "k", 1).allowed()).as("still the old capacity of 3").isFalse();
+    assertThat(limiter.named("api").limit("k", 1).allowed()).isTrue();
+    assertThat(limiter.named("api").limit("k", 1).allowed()).as("still the old capacity of 3").isFalse();
   }
 
   @Test
   void replace_aBadSpecOrUnknownPlan_neverReachesTheStore() {
     Hearing store = new Hearing(clock);
     RateLimiter limiter = RateLimiter.builder().store(store).limit("api", "3/1h").build();
-    assertThatThrownBy(() -> limiter.replace("api", "3/1x")).isInstanceOf(InvalidLimitSpecException.class);
-    assertThatThrownBy(() -> limiter.replace("api", "gold", Limit.parse("3/1h")))
+    assertThatThrownBy(() -> limiter.named("api").replace("3/1x")).isInstanceOf(InvalidLimitSpecException.class);
+    assertThatThrownBy(() -> limiter.named("api").onPlan("gold").replace(Limit.parse("3/1h")))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(store.heard).isEmpty();
   }

@@ -33,16 +33,16 @@ class RuntimeChangesTest {
   @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
   void replace_keepsUsedUnits_cappedByTheNewCapacity(String kind) {
     RateLimiter limiter = limiter(kind + " rate=10 period=1h");
-    limiter.limit("l", "k", 6);
-    limiter.limit("l", "other", 2);
-    assertThat(limiter.replace("l", kind + " rate=20 period=1h")).isEqualTo(Limit.parse(kind + " rate=10 period=1h"));
+    limiter.named("l").limit("k", 6);
+    limiter.named("l").limit("other", 2);
+    assertThat(limiter.named("l").replace(kind + " rate=20 period=1h")).isEqualTo(Limit.parse(kind + " rate=10 period=1h"));
     assertThat(limiter.limits().get("l")).isEqualTo(Limit.parse(kind + " rate=20 period=1h"));
-    assertThat(limiter.check("l", "k", 0).remaining()).as("upgrade: 6 used of 20").isCloseTo(14, within(1e-6));
-    limiter.replace("l", kind + " rate=4 period=1h");
-    assertThat(limiter.check("l", "k", 0).remaining()).as("6 used, capped by 4").isCloseTo(0, within(1e-6));
-    assertThat(limiter.check("l", "other", 0).remaining()).as("untouched through two changes: 2 used of 4")
+    assertThat(limiter.named("l").check("k", 0).remaining()).as("upgrade: 6 used of 20").isCloseTo(14, within(1e-6));
+    limiter.named("l").replace(kind + " rate=4 period=1h");
+    assertThat(limiter.named("l").check("k", 0).remaining()).as("6 used, capped by 4").isCloseTo(0, within(1e-6));
+    assertThat(limiter.named("l").check("other", 0).remaining()).as("untouched through two changes: 2 used of 4")
         .isCloseTo(2, within(1e-6));
-    assertThat(limiter.check("l", "never", 0).remaining()).isCloseTo(4, within(1e-6));
+    assertThat(limiter.named("l").check("never", 0).remaining()).isCloseTo(4, within(1e-6));
   }
 
   @ParameterizedTest
@@ -50,28 +50,28 @@ class RuntimeChangesTest {
   void replace_aKeyEvictedBeforeTheChange_carriesItsSketchedUsageOver(String kind) {
     InMemoryStore store = new InMemoryStore(clock, 1); // the second key evicts one of the two
     RateLimiter limiter = RateLimiter.builder().clock(clock).store(store).limit("l", kind + " rate=10 period=1h").build();
-    limiter.limit("l", "a", 6);
-    limiter.limit("l", "b", 9);
+    limiter.named("l").limit("a", 6);
+    limiter.named("l").limit("b", 9);
     assertThat(store.size()).as("one of the two was folded into the limit's sketch").isEqualTo(1);
-    limiter.replace("l", kind + " rate=20 period=1h");
+    limiter.named("l").replace(kind + " rate=20 period=1h");
     // the evicted one is read from the old limit's sketch (exact with one key folded), the other moved
-    assertThat(limiter.check("l", "a", 0).remaining()).as("6 used of 20").isCloseTo(14, within(1e-6));
-    assertThat(limiter.check("l", "b", 0).remaining()).as("9 used of 20").isCloseTo(11, within(1e-6));
+    assertThat(limiter.named("l").check("a", 0).remaining()).as("6 used of 20").isCloseTo(14, within(1e-6));
+    assertThat(limiter.named("l").check("b", 0).remaining()).as("9 used of 20").isCloseTo(11, within(1e-6));
   }
 
   @Test
   void replace_changingTheKind_startsFresh() {
     RateLimiter limiter = limiter("token-bucket rate=10 period=1h");
-    limiter.limit("l", "k", 10);
-    limiter.replace("l", "sliding-window rate=10 period=1h");
-    assertThat(limiter.limit("l", "k", 10).allowed()).isTrue();
+    limiter.named("l").limit("k", 10);
+    limiter.named("l").replace("sliding-window rate=10 period=1h");
+    assertThat(limiter.named("l").limit("k", 10).allowed()).isTrue();
   }
 
   @Test
   void replace_aBadSpec_changesNothing() {
     RateLimiter limiter = limiter("10/1h");
-    assertThatThrownBy(() -> limiter.replace("l", "10/1x")).isInstanceOf(InvalidLimitSpecException.class);
-    assertThatThrownBy(() -> limiter.replace("nope", "10/1h")).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> limiter.named("l").replace("10/1x")).isInstanceOf(InvalidLimitSpecException.class);
+    assertThatThrownBy(() -> limiter.named("nope").replace("10/1h")).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("unknown limit 'nope'; configured limits: l");
     assertThat(limiter.limits().get("l")).isEqualTo(Limit.parse("10/1h"));
   }
@@ -80,11 +80,11 @@ class RuntimeChangesTest {
   void replace_callsOnTheOldLimitInFlight_areDecidedOnTheMovedState() {
     // a PendingCharge holds the limit that charged it: its refund reaches the moved state
     RateLimiter limiter = limiter("token-bucket rate=10 period=1h");
-    PendingCharge charge = limiter.charge("l", "k", 4);
-    limiter.replace("l", "token-bucket rate=20 period=1h");
-    assertThat(limiter.check("l", "k", 0).remaining()).isCloseTo(16, within(1e-6));
+    PendingCharge charge = limiter.named("l").charge("k", 4);
+    limiter.named("l").replace("token-bucket rate=20 period=1h");
+    assertThat(limiter.named("l").check("k", 0).remaining()).isCloseTo(16, within(1e-6));
     charge.refund();
-    assertThat(limiter.check("l", "k", 0).remaining()).isCloseTo(20, within(1e-6));
+    assertThat(limiter.named("l").check("k", 0).remaining()).isCloseTo(20, within(1e-6));
   }
 
   /**
@@ -109,7 +109,7 @@ class RuntimeChangesTest {
     List<java.util.concurrent.Callable<Object>> tasks = new ArrayList<>();
     tasks.add(() -> {
       for (int i = 0; i < 2_000; i++) {
-        limiter.replace("l", i % 2 == 0 ? seven : five); // different kinds: each binding starts fresh
+        limiter.named("l").replace(i % 2 == 0 ? seven : five); // different kinds: each binding starts fresh
         bindings.incrementAndGet();
         // at least one decision after each change, so that both kinds are decided on even when a
         // loaded machine starves the deciding threads (they saw one kind only, once, under valgrind)
@@ -123,7 +123,7 @@ class RuntimeChangesTest {
     for (int t = 0; t < 3; t++) {
       tasks.add(() -> {
         while (!done.get()) {
-          Decision decision = limiter.limit("l", "k", 1);
+          Decision decision = limiter.named("l").limit("k", 1);
           if (!fromOneLimit(decision)) {
             if (mixedCount.getAndIncrement() < 100) {
               mixed.add(decision);
@@ -186,14 +186,14 @@ class RuntimeChangesTest {
   private void racingReplacements(String kind, boolean byAdmit) throws Exception {
     RateLimiter limiter = limiter(kind + " rate=1000 period=365d");
     NamedLimiter named = limiter.named("l");
-    limiter.limit("l", "k", 500);
+    limiter.named("l").limit("k", 500);
     AtomicBoolean done = new AtomicBoolean();
     AtomicInteger admitted = new AtomicInteger();
     List<java.util.concurrent.Callable<Object>> tasks = new ArrayList<>();
     tasks.add(() -> {
       for (int i = 0; i < 500; i++) {
-        limiter.replace("l", kind + " rate=1000 period=" + (i % 2 == 0 ? "366d" : "365d"));
-        limiter.check("l", "k", 0); // one more reader, under the newest limit
+        limiter.named("l").replace(kind + " rate=1000 period=" + (i % 2 == 0 ? "366d" : "365d"));
+        limiter.named("l").check("k", 0); // one more reader, under the newest limit
       }
       done.set(true);
       return null;
@@ -201,7 +201,7 @@ class RuntimeChangesTest {
     for (int t = 0; t < 3; t++) {
       tasks.add(() -> {
         while (!done.get()) {
-          if (byAdmit ? named.admit("k") : limiter.limit("l", "k", 1).allowed()) {
+          if (byAdmit ? named.admit("k") : limiter.named("l").limit("k", 1).allowed()) {
             admitted.incrementAndGet();
           }
         }
@@ -209,7 +209,7 @@ class RuntimeChangesTest {
       });
     }
     Concurrently.runAll(tasks);
-    int left = (int) Math.round(limiter.check("l", "k", 0).remaining());
+    int left = (int) Math.round(limiter.named("l").check("k", 0).remaining());
     assertThat(admitted.get() + left).as("admitted plus left is what was left before").isEqualTo(500);
   }
 
@@ -218,12 +218,12 @@ class RuntimeChangesTest {
   void replace_manyTimes_keepsTheLevelExactly(String kind) {
     RateLimiter limiter = limiter(kind + " rate=1000 period=365d");
     NamedLimiter named = limiter.named("l");
-    limiter.limit("l", "k", 500);
+    limiter.named("l").limit("k", 500);
     for (int i = 0; i < 500; i++) {
-      limiter.replace("l", kind + " rate=1000 period=" + (i % 2 == 0 ? "366d" : "365d"));
-      assertThat(limiter.limit("l", "k", 1).allowed()).isTrue();
+      limiter.named("l").replace(kind + " rate=1000 period=" + (i % 2 == 0 ? "366d" : "365d"));
+      assertThat(limiter.named("l").limit("k", 1).allowed()).isTrue();
     }
-    assertThat(limiter.check("l", "k", 0).remaining()).isCloseTo(0, within(1e-6));
-    assertThat(limiter.limit("l", "k", 1).allowed()).isFalse();
+    assertThat(limiter.named("l").check("k", 0).remaining()).isCloseTo(0, within(1e-6));
+    assertThat(limiter.named("l").limit("k", 1).allowed()).isFalse();
   }
 }

@@ -38,7 +38,7 @@ class SettleActualTest {
   @Test
   void settleActual_belowTheEstimate_givesTheDifferenceBack_neverAboveTheCapacity() {
     RateLimiter limiter = limiter("token-bucket rate=10 period=1s");
-    PendingCharge charge = limiter.charge("tokens", "u", 4);
+    PendingCharge charge = limiter.named("tokens").charge("u", 4);
     assertThat(charge.decision().remaining()).isEqualTo(6);
     clock.advance(Duration.ofMillis(300)); // 3 back: 9
     assertThat(charge.settleActual(1).remaining()).as("3 of the 4 back, capped at 10").isEqualTo(10);
@@ -47,18 +47,18 @@ class SettleActualTest {
   @Test
   void settleActual_aboveTheEstimate_takesTheRestIntoDebt_andLaterCallsWait() {
     RateLimiter limiter = limiter("token-bucket rate=10 period=1s");
-    PendingCharge charge = limiter.charge("tokens", "u", 5);
+    PendingCharge charge = limiter.named("tokens").charge("u", 5);
     Decision settled = charge.settleActual(12);
     assertThat(settled.remaining()).isEqualTo(-2);
     assertThat(settled.allowed()).as("in debt").isFalse();
     assertThat(settled.retryAfterMillis()).as("out of debt after 2 units' refill").isEqualTo(200);
-    Decision next = limiter.limit("tokens", "u", 1);
+    Decision next = limiter.named("tokens").limit("u", 1);
     assertThat(next.allowed()).isFalse();
     assertThat(next.retryAfterMillis()).as("the debt and the unit").isEqualTo(300);
     clock.advance(Duration.ofMillis(299));
-    assertThat(limiter.limit("tokens", "u", 1).allowed()).isFalse();
+    assertThat(limiter.named("tokens").limit("u", 1).allowed()).isFalse();
     clock.advance(Duration.ofMillis(1));
-    assertThat(limiter.limit("tokens", "u", 1).allowed()).isTrue();
+    assertThat(limiter.named("tokens").limit("u", 1).allowed()).isTrue();
   }
 
   @Test
@@ -66,47 +66,47 @@ class SettleActualTest {
     SwitchableStore store = new SwitchableStore(new InMemoryStore(clock));
     RateLimiter limiter = RateLimiter.builder().clock(clock).store(store).storeFailure(FailurePolicy.CLOSED)
         .limit("tokens", "token-bucket rate=10 period=1s").build();
-    PendingCharge charge = limiter.charge("tokens", "u", 3);
+    PendingCharge charge = limiter.named("tokens").charge("u", 3);
     int calls = store.calls();
     assertThat(charge.settleActual(3)).isSameAs(charge.decision());
     assertThat(store.calls()).isEqualTo(calls);
-    assertThat(limiter.check("tokens", "u", 0).remaining()).isEqualTo(7);
+    assertThat(limiter.named("tokens").check("u", 0).remaining()).isEqualTo(7);
   }
 
   @Test
   void settleActual_settlesOnce_withEitherWayOfSettling() {
     RateLimiter limiter = limiter("fixed-window rate=10 period=1h");
-    PendingCharge first = limiter.charge("tokens", "u", 2);
+    PendingCharge first = limiter.named("tokens").charge("u", 2);
     first.settleActual(7);
     first.settleActual(0);
     first.settle(false);
     first.refund();
     assertThat(first.settleActualAsync(1).toCompletableFuture().join()).isSameAs(first.decision());
-    assertThat(limiter.check("tokens", "u", 0).remaining()).isEqualTo(3);
+    assertThat(limiter.named("tokens").check("u", 0).remaining()).isEqualTo(3);
 
-    PendingCharge second = limiter.charge("tokens", "u", 2);
+    PendingCharge second = limiter.named("tokens").charge("u", 2);
     second.settle(false);
     assertThat(second.settleActual(9)).as("settled by outcome already").isSameAs(second.decision());
-    assertThat(limiter.check("tokens", "u", 0).remaining()).isEqualTo(3);
+    assertThat(limiter.named("tokens").check("u", 0).remaining()).isEqualTo(3);
   }
 
   @Test
   void settleActual_onAChargeThatTookNothing_movesNothing() {
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("tokens", "fixed-window rate=10 period=1h")
         .limit("watch", "fixed-window rate=1 period=1h mode=shadow").build();
-    limiter.limit("tokens", "u", 9);
-    PendingCharge denied = limiter.charge("tokens", "u", 2);
+    limiter.named("tokens").limit("u", 9);
+    PendingCharge denied = limiter.named("tokens").charge("u", 2);
     assertThat(denied.allowed()).isFalse();
     assertThat(denied.settleActual(100)).isSameAs(denied.decision());
-    assertThat(limiter.check("tokens", "u", 0).remaining()).isEqualTo(1);
+    assertThat(limiter.named("tokens").check("u", 0).remaining()).isEqualTo(1);
 
-    limiter.limit("watch", "u", 1);
-    PendingCharge shadowDenied = limiter.charge("watch", "u", 1);
+    limiter.named("watch").limit("u", 1);
+    PendingCharge shadowDenied = limiter.named("watch").charge("u", 1);
     assertThat(shadowDenied.allowed()).as("a shadow limit never denies").isTrue();
     shadowDenied.settleActual(50);
-    assertThat(limiter.check("watch", "u", 0).remaining()).as("it took nothing, it takes nothing").isZero();
+    assertThat(limiter.named("watch").check("u", 0).remaining()).as("it took nothing, it takes nothing").isZero();
 
-    PendingCharge shadowAdmitted = limiter.charge("watch", "v", 1);
+    PendingCharge shadowAdmitted = limiter.named("watch").charge("v", 1);
     assertThat(shadowAdmitted.settleActual(3).remaining())
         .as("a shadow limit is charged as if enforced: one capacity deep at most").isEqualTo(-1);
   }
@@ -115,14 +115,14 @@ class SettleActualTest {
   @ValueSource(doubles = {-1, -0.001, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY})
   void settleActual_refusesACountThatIsNotAFiniteNumberOfUnits_andTheChargeStaysOpen(double bad) {
     RateLimiter limiter = limiter("token-bucket rate=10 period=1h");
-    PendingCharge charge = limiter.charge("tokens", "u", 4);
+    PendingCharge charge = limiter.named("tokens").charge("u", 4);
     assertThatThrownBy(() -> charge.settleActual(bad)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("actual count must be a finite number, 0 or more, but was " + bad + " (limit 'tokens')");
     assertThatThrownBy(() -> charge.settleActualAsync(bad)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("limit 'tokens'");
-    assertThatThrownBy(() -> limiter.take("tokens", "u", bad)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> limiter.named("tokens").take("u", bad)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("take count must be a finite number, 0 or more, but was " + bad + " (limit 'tokens')");
-    assertThat(limiter.check("tokens", "u", 0).remaining()).as("nothing changed").isEqualTo(6);
+    assertThat(limiter.named("tokens").check("u", 0).remaining()).as("nothing changed").isEqualTo(6);
     assertThat(charge.settleActual(1).remaining()).as("still open").isEqualTo(9);
   }
 
@@ -130,25 +130,25 @@ class SettleActualTest {
   @ValueSource(doubles = {1e308, Long.MAX_VALUE, Double.MAX_VALUE, 1e15})
   void settleActual_aHugeCount_isBoundedByOneCapacityOfDebt_andTheKeyComesBack(double huge) {
     RateLimiter limiter = limiter("gcra rate=10 period=1s");
-    PendingCharge charge = limiter.charge("tokens", "u", 10);
+    PendingCharge charge = limiter.named("tokens").charge("u", 10);
     Decision settled = charge.settleActual(huge);
     assertThat(settled.remaining()).isEqualTo(-10);
     assertThat(settled.retryAfterMillis()).isEqualTo(1000);
     assertThat(settled.resetAfterMillis()).as("two capacities to refill").isEqualTo(2000);
     clock.advance(Duration.ofSeconds(2));
-    assertThat(limiter.check("tokens", "u", 10).allowed()).isTrue();
+    assertThat(limiter.named("tokens").check("u", 10).allowed()).isTrue();
   }
 
   @Test
   void take_onAFixedWindow_carriesItsDebtIntoTheNextWindows() {
     RateLimiter limiter = limiter("fixed-window rate=10 period=1m");
     clock.setMillis(1_767_225_600_000L); // a window start
-    assertThat(limiter.take("tokens", "u", 25).remaining()).as("one capacity deep at most").isEqualTo(-10);
+    assertThat(limiter.named("tokens").take("u", 25).remaining()).as("one capacity deep at most").isEqualTo(-10);
     clock.advance(Duration.ofMinutes(1));
-    assertThat(limiter.check("tokens", "u", 0).remaining()).isZero();
-    assertThat(limiter.limit("tokens", "u", 1).allowed()).isFalse();
+    assertThat(limiter.named("tokens").check("u", 0).remaining()).isZero();
+    assertThat(limiter.named("tokens").limit("u", 1).allowed()).isFalse();
     clock.advance(Duration.ofMinutes(1));
-    assertThat(limiter.limit("tokens", "u", 10).allowed()).isTrue();
+    assertThat(limiter.named("tokens").limit("u", 10).allowed()).isTrue();
   }
 
   /**
@@ -160,20 +160,20 @@ class SettleActualTest {
     ManualClock clock = new ManualClock(1_600_000_000_502L);
     RateLimiter limiter = RateLimiter.builder().clock(clock)
         .limit("tokens", "fixed-window rate=0.51 period=1s start=1970-01-01T00:00:00.101Z").build();
-    limiter.limit("tokens", "u", 0);
-    limiter.limit("tokens", "u", 0);
+    limiter.named("tokens").limit("u", 0);
+    limiter.named("tokens").limit("u", 0);
     clock.advanceMillis(1_248);
-    limiter.limit("tokens", "u", 0);
+    limiter.named("tokens").limit("u", 0);
     clock.advanceMillis(2_000);
-    assertThat(limiter.reserve("tokens", "u", 1.53).allowed()).isTrue();
+    assertThat(limiter.named("tokens").reserve("u", 1.53).allowed()).isTrue();
     clock.advanceMillis(101);
-    limiter.limit("tokens", "u", 0);
+    limiter.named("tokens").limit("u", 0);
     clock.advanceMillis(20);
-    limiter.limit("tokens", "u", 0);
+    limiter.named("tokens").limit("u", 0);
     clock.advanceMillis(230); // a new window: half the debt is left, one capacity, the bound
-    assertThat(limiter.take("tokens", "u", 1.0).remaining()).isCloseTo(-0.51, within(1e-9));
+    assertThat(limiter.named("tokens").take("u", 1.0).remaining()).isCloseTo(-0.51, within(1e-9));
     clock.advanceMillis(-1_000);
-    assertThat(limiter.reserve("tokens", "u", 0).remaining())
+    assertThat(limiter.named("tokens").reserve("u", 0).remaining())
         .as("the reservation's debt, unchanged by the take")
         .isCloseTo(-1.02, within(1e-9));
   }
@@ -181,14 +181,14 @@ class SettleActualTest {
   @Test
   void take_onASlidingLog_countsAboveTheRateUntilItSlidesOut() {
     RateLimiter limiter = limiter("sliding-log rate=10 period=1m");
-    limiter.limit("tokens", "u", 4);
+    limiter.named("tokens").limit("u", 4);
     clock.advance(Duration.ofSeconds(30));
-    assertThat(limiter.take("tokens", "u", 9).remaining()).isEqualTo(-3);
-    Decision denied = limiter.limit("tokens", "u", 1);
+    assertThat(limiter.named("tokens").take("u", 9).remaining()).isEqualTo(-3);
+    Decision denied = limiter.named("tokens").limit("u", 1);
     assertThat(denied.retryAfterMillis()).as("the first 4 slide out: 1 left").isEqualTo(30_000);
     clock.advance(Duration.ofSeconds(30));
-    assertThat(limiter.limit("tokens", "u", 1).allowed()).isTrue();
-    assertThat(limiter.limit("tokens", "u", 1).allowed()).isFalse();
+    assertThat(limiter.named("tokens").limit("u", 1).allowed()).isTrue();
+    assertThat(limiter.named("tokens").limit("u", 1).allowed()).isFalse();
   }
 
   /** A take on a key's pending charge under one plan lands on the state every plan of its kind shares. */
@@ -196,32 +196,32 @@ class SettleActualTest {
   void settleActual_onAPlan_settlesTheSharedState() {
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("tokens", "token-bucket rate=10 period=1h")
         .plan("pro", "tokens", "token-bucket rate=100 period=1h").build();
-    limiter.charge("tokens", "pro", "u", 10).settleActual(95);
-    assertThat(limiter.check("tokens", "pro", "u", 0).remaining()).isEqualTo(5);
-    assertThat(limiter.check("tokens", "u", 0).remaining()).as("95 used, capped by 10").isZero();
+    limiter.named("tokens").onPlan("pro").charge("u", 10).settleActual(95);
+    assertThat(limiter.named("tokens").onPlan("pro").check("u", 0).remaining()).isEqualTo(5);
+    assertThat(limiter.named("tokens").check("u", 0).remaining()).as("95 used, capped by 10").isZero();
   }
 
   @Test
   void settleActual_afterTheLimitWasReplaced_reachesTheStatesNewHome() {
     RateLimiter limiter = limiter("token-bucket rate=10 period=1h");
-    PendingCharge charge = limiter.charge("tokens", "u", 2);
-    limiter.replace("tokens", "token-bucket rate=20 period=1h");
+    PendingCharge charge = limiter.named("tokens").charge("u", 2);
+    limiter.named("tokens").replace("token-bucket rate=20 period=1h");
     assertThat(charge.settleActual(6).remaining()).as("20 − 6").isEqualTo(14);
-    assertThat(limiter.check("tokens", "u", 0).remaining()).isEqualTo(14);
+    assertThat(limiter.named("tokens").check("u", 0).remaining()).isEqualTo(14);
   }
 
   @Test
   void settleActual_onShards_takesFromTheShardsLookedAt_andBeyondThemFromTheOthers() {
     RateLimiter two = limiter("token-bucket rate=10 period=1h shards=2");
-    PendingCharge charge = two.charge("tokens", "u", 4);
+    PendingCharge charge = two.named("tokens").charge("u", 4);
     assertThat(charge.settleActual(13).remaining()).as("two shards: the whole key").isCloseTo(-3, within(1e-9));
-    assertThat(two.limit("tokens", "u", 0).allowed()).isFalse();
-    assertThat(two.check("tokens", "u", 0).allowed()).as("a check of 0 reveals the debt too").isFalse();
+    assertThat(two.named("tokens").limit("u", 0).allowed()).isFalse();
+    assertThat(two.named("tokens").check("u", 0).allowed()).as("a check of 0 reveals the debt too").isFalse();
 
     RateLimiter four = limiter("token-bucket rate=20 period=1h shards=4");
-    four.take("tokens", "u", 1e12);
+    four.named("tokens").take("u", 1e12);
     for (int i = 0; i < 20; i++) {
-      Decision check = four.check("tokens", "u", 0);
+      Decision check = four.named("tokens").check("u", 0);
       assertThat(check.remaining()).as("every shard one share deep, whichever two are read")
           .isCloseTo(-20, within(1e-9));
       assertThat(check.allowed()).isFalse();
@@ -242,7 +242,7 @@ class SettleActualTest {
       Random random = new Random(seeds.incrementAndGet());
       for (int i = 0; i < 2_000; i++) {
         int estimate = random.nextInt(6);
-        PendingCharge charge = limiter.charge("tokens", "hot", estimate);
+        PendingCharge charge = limiter.named("tokens").charge("hot", estimate);
         int actual = estimate + random.nextInt(10);
         charge.settleActual(actual);
         if (charge.allowed()) {
@@ -252,7 +252,7 @@ class SettleActualTest {
       return null;
     });
     assertThat(used.get()).isGreaterThan(1000);
-    assertThat(limiter.check("tokens", "hot", 0).remaining()).isCloseTo(1000 - used.get(), within(1e-6));
+    assertThat(limiter.named("tokens").check("hot", 0).remaining()).isCloseTo(1000 - used.get(), within(1e-6));
   }
 
   @Test
@@ -261,9 +261,9 @@ class SettleActualTest {
     DecisionListener listener = (limit, decision, fallback) -> heard.add(decision);
     RateLimiter limiter = RateLimiter.builder().clock(clock).listener(listener)
         .limit("tokens", "token-bucket rate=10 period=1h").build();
-    PendingCharge charge = limiter.charge("tokens", "u", 3);
+    PendingCharge charge = limiter.named("tokens").charge("u", 3);
     charge.settleActual(8);
-    limiter.take("tokens", "u", 1);
+    limiter.named("tokens").take("u", 1);
     assertThat(heard).as("the charge only").containsExactly(charge.decision());
   }
 
@@ -273,29 +273,29 @@ class SettleActualTest {
     RateLimiter open = RateLimiter.builder().clock(clock).store(store).storeFailure(FailurePolicy.OPEN)
         .limit("tokens", "token-bucket rate=10 period=365d")
         .limit("local", "token-bucket rate=10 period=365d failure=local").build();
-    PendingCharge above = open.charge("tokens", "u", 2);
-    PendingCharge below = open.charge("tokens", "u", 2);
-    PendingCharge local = open.charge("local", "u", 2);
+    PendingCharge above = open.named("tokens").charge("u", 2);
+    PendingCharge below = open.named("tokens").charge("u", 2);
+    PendingCharge local = open.named("local").charge("u", 2);
     store.switchOff();
     assertThatThrownBy(() -> above.settleActual(5)).as("nothing to admit: a take fails under open")
         .isInstanceOf(StoreUnavailableException.class);
     assertThatThrownBy(() -> below.settleActual(0)).isInstanceOf(StoreUnavailableException.class);
     assertThat(local.settleActual(14).remaining()).as("12 more on the local store, fresh").isCloseTo(-2, within(1e-6));
-    PendingCharge admittedByPolicy = open.charge("tokens", "u", 2);
+    PendingCharge admittedByPolicy = open.named("tokens").charge("u", 2);
     assertThat(admittedByPolicy.allowed()).isTrue();
     store.switchOn();
     clock.advance(Duration.ofSeconds(2));
     assertThat(admittedByPolicy.settleActual(9)).as("the open policy took nothing").isSameAs(admittedByPolicy.decision());
-    assertThat(open.check("tokens", "u", 0).remaining()).as("both charges stayed as taken").isCloseTo(6, within(1e-6));
+    assertThat(open.named("tokens").check("u", 0).remaining()).as("both charges stayed as taken").isCloseTo(6, within(1e-6));
   }
 
   @Test
   void chargeAsync_decidesAsCharge_andSettlesAsync() {
     RateLimiter limiter = limiter("token-bucket rate=10 period=1h");
-    PendingCharge charge = limiter.chargeAsync("tokens", "u", 7).toCompletableFuture().join();
+    PendingCharge charge = limiter.named("tokens").chargeAsync("u", 7).toCompletableFuture().join();
     assertThat(charge.decision().remaining()).isEqualTo(3);
     assertThat(charge.settleActualAsync(10).toCompletableFuture().join().remaining()).isZero();
-    assertThat(limiter.chargeAsync("tokens", "u", 1).toCompletableFuture().join().allowed()).isFalse();
-    assertThat(limiter.takeAsync("tokens", "u", 4).toCompletableFuture().join().remaining()).isEqualTo(-4);
+    assertThat(limiter.named("tokens").chargeAsync("u", 1).toCompletableFuture().join().allowed()).isFalse();
+    assertThat(limiter.named("tokens").takeAsync("u", 4).toCompletableFuture().join().remaining()).isEqualTo(-4);
   }
 }

@@ -53,12 +53,12 @@ class ShadowModeTest {
     RateLimiter limiter = RateLimiter.builder().clock(clock).listener(recorder).limit("l", shadow).build();
 
     for (int i = 0; i < 5; i++) {
-      Decision decision = limiter.limit("l", "k", 1);
+      Decision decision = limiter.named("l").limit("k", 1);
       assertThat(decision.allowed()).isTrue();
       assertThat(decision.retryAfterMillis()).isZero();
     }
-    assertThat(limiter.check("l", "k", 1).allowed()).isTrue();
-    assertThat(limiter.check("l", "k", 0).remaining()).as("charged as if enforced: 3 taken, 2 denials took nothing")
+    assertThat(limiter.named("l").check("k", 1).allowed()).isTrue();
+    assertThat(limiter.named("l").check("k", 0).remaining()).as("charged as if enforced: 3 taken, 2 denials took nothing")
         .isCloseTo(0, within(1e-9));
     assertThat(recorder.heard).extracting(Heard::shadowDenied)
         .containsExactly(false, false, false, true, true, true, false);
@@ -68,10 +68,10 @@ class ShadowModeTest {
   @Test
   void shadow_isNeverDeniedWithoutAListenerEither_andAsyncToo() {
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("l", "fixed-window rate=1 period=1m mode=shadow").build();
-    assertThat(limiter.limit("l", "k", 1).allowed()).isTrue();
-    assertThat(limiter.limit("l", "k", 1).allowed()).isTrue();
-    assertThat(limiter.limitAsync("l", "k", 1).toCompletableFuture().join().allowed()).isTrue();
-    assertThat(limiter.reserve("l", "k", 1).retryAfterMillis()).as("a shadow limit makes nobody wait").isZero();
+    assertThat(limiter.named("l").limit("k", 1).allowed()).isTrue();
+    assertThat(limiter.named("l").limit("k", 1).allowed()).isTrue();
+    assertThat(limiter.named("l").limitAsync("k", 1).toCompletableFuture().join().allowed()).isTrue();
+    assertThat(limiter.named("l").reserve("k", 1).retryAfterMillis()).as("a shadow limit makes nobody wait").isZero();
   }
 
   @Test
@@ -87,11 +87,11 @@ class ShadowModeTest {
     RateLimiter limiter = RateLimiter.builder().clock(clock).listener(recorder)
         .limit("hard", "fixed-window rate=2 period=1m")
         .limit("soft", "fixed-window rate=1 period=1m mode=shadow").build();
-    List<LimitCall> calls = List.of(LimitCall.of("hard", "k"), LimitCall.of("soft", "k"));
+    List<NamedLimiter.Call> calls = List.of(limiter.named("hard").call("k"), limiter.named("soft").call("k"));
 
     assertThat(limiter.limitAll(calls).allowed()).isTrue();
     assertThat(limiter.limitAll(calls).allowed()).as("the shadow limit would deny; the call is admitted").isTrue();
-    assertThat(limiter.check("hard", "k", 0).remaining()).as("the enforced limit was charged twice").isZero();
+    assertThat(limiter.named("hard").check("k", 0).remaining()).as("the enforced limit was charged twice").isZero();
     assertThat(limiter.limitAllAsync(calls).toCompletableFuture().join().allowed()).as("hard denies").isFalse();
     assertThat(recorder.heard.stream().filter(h -> h.limit().equals("soft") && h.shadowDenied()).count()).isEqualTo(2);
   }
@@ -111,9 +111,9 @@ class ShadowModeTest {
   @Test
   void shadow_switchedToEnforceAtRuntime_keepsEveryKeysState() {
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("l", "token-bucket rate=3 period=1h mode=shadow").build();
-    limiter.limit("l", "k", 3);
-    assertThat(limiter.limit("l", "k", 1).allowed()).isTrue();
-    limiter.replace("l", "token-bucket rate=3 period=1h");
-    assertThat(limiter.limit("l", "k", 1).allowed()).as("enforced now, on the state the shadow limit built").isFalse();
+    limiter.named("l").limit("k", 3);
+    assertThat(limiter.named("l").limit("k", 1).allowed()).isTrue();
+    limiter.named("l").replace("token-bucket rate=3 period=1h");
+    assertThat(limiter.named("l").limit("k", 1).allowed()).as("enforced now, on the state the shadow limit built").isFalse();
   }
 }

@@ -21,16 +21,16 @@ class TimeGoingBackwardsTest {
   void clockGoingBack_neverAddsUnits(String spec, boolean losesNone) {
     ManualClock clock = new ManualClock(1_767_225_600_500L);
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("l", spec).build();
-    limiter.limit("l", "k", 6);
-    double atLatest = limiter.check("l", "k", 0).remaining();
+    limiter.named("l").limit("k", 6);
+    double atLatest = limiter.named("l").check("k", 0).remaining();
     for (long back : new long[] {1, 100, 400, 86_400_000}) {
       clock.setMillis(1_767_225_600_500L - back);
-      double earlier = limiter.check("l", "k", 0).remaining();
+      double earlier = limiter.named("l").check("k", 0).remaining();
       assertThat(earlier).as(back + " ms back").isLessThanOrEqualTo(atLatest);
       if (losesNone) {
         assertThat(earlier).as(back + " ms back").isEqualTo(atLatest);
       }
-      assertThat(limiter.limit("l", "k", 5).allowed()).as("no units appear " + back + " ms back").isFalse();
+      assertThat(limiter.named("l").limit("k", 5).allowed()).as("no units appear " + back + " ms back").isFalse();
     }
   }
 
@@ -39,10 +39,10 @@ class TimeGoingBackwardsTest {
   void refund_thenACallFromAnEarlierTime_losesNoUnits() {
     ManualClock clock = new ManualClock(0);
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("l", "token-bucket rate=125 period=1s capacity=5").build();
-    limiter.limit("l", "k", 5);
+    limiter.named("l").limit("k", 5);
     clock.setMillis(100);
-    assertThat(limiter.refund("l", "k", 1).remaining()).isEqualTo(5);
+    assertThat(limiter.named("l").refund("k", 1).remaining()).isEqualTo(5);
     clock.setMillis(50);
-    assertThat(limiter.check("l", "k", 0).remaining()).as("as at the refund's time").isEqualTo(5);
+    assertThat(limiter.named("l").check("k", 0).remaining()).as("as at the refund's time").isEqualTo(5);
   }
 }

@@ -28,19 +28,19 @@ class TinyCountsTest {
   @ValueSource(strings = {"token-bucket rate=5 period=15m", "gcra rate=5 period=15m"})
   void aMillionCountsOfATrillionthOfTheCapacity_onAnEmptyBucket_areNotAllAdmitted(String spec) {
     RateLimiter limiter = limiter(spec);
-    assertThat(limiter.limit("l", "k", CAPACITY).allowed()).isTrue();
+    assertThat(limiter.named("l").limit("k", CAPACITY).allowed()).isTrue();
     int admitted = 0;
     int refused = 0;
     for (int i = 0; i < 1_000_000; i++) {
       try {
-        admitted += limiter.limit("l", "k", 1e-12 * CAPACITY).allowed() ? 1 : 0;
+        admitted += limiter.named("l").limit("k", 1e-12 * CAPACITY).allowed() ? 1 : 0;
       } catch (IllegalArgumentException e) {
         refused++;
       }
     }
     assertThat(admitted).isZero();
     assertThat(refused).isEqualTo(1_000_000);
-    assertThatThrownBy(() -> limiter.limit("l", "k", 1e-12 * CAPACITY))
+    assertThatThrownBy(() -> limiter.named("l").limit("k", 1e-12 * CAPACITY))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("count 5.0E-12 is below the smallest count above 0, 0.0000000000")
         .hasMessageEndingWith("(1e-11 of the capacity, at least 1e-11), of limit 'l': so small a count would not be charged");
@@ -51,13 +51,13 @@ class TinyCountsTest {
   void theSmallestCount_isDeniedOnAnEmptyBucket_andChargedOnAFullOne(String spec) {
     RateLimiter limiter = limiter(spec);
     double smallest = 1e-11 * CAPACITY;
-    limiter.limit("l", "empty", CAPACITY);
+    limiter.named("l").limit("empty", CAPACITY);
     int admitted = 0;
     for (int i = 0; i < 1_000_000; i++) {
-      admitted += limiter.limit("l", "empty", smallest).allowed() ? 1 : 0;
-      limiter.limit("l", "full", smallest);
+      admitted += limiter.named("l").limit("empty", smallest).allowed() ? 1 : 0;
+      limiter.named("l").limit("full", smallest);
     }
     assertThat(admitted).isZero();
-    assertThat(limiter.check("l", "full", 0).remaining()).isCloseTo(CAPACITY - 1e6 * smallest, within(1e-9));
+    assertThat(limiter.named("l").check("full", 0).remaining()).isCloseTo(CAPACITY - 1e6 * smallest, within(1e-9));
   }
 }

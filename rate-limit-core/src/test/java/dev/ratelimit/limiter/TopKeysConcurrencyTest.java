@@ -35,18 +35,18 @@ class TopKeysConcurrencyTest {
     Concurrently.run(THREADS, () -> {
       long id = thread.getAndIncrement();
       for (int i = 0; i < perThread; i++) {
-        (limiter.limit("api", "hot", 1).allowed() ? admitted : denied).incrementAndGet();
+        (limiter.named("api").limit("hot", 1).allowed() ? admitted : denied).incrementAndGet();
         assertThat(limiter.named("api").admit("noise-" + id + "-" + i, 1)).isTrue();
       }
       return null;
     });
     assertThat(admitted.get()).as("the limit admitted what it holds, and refused the rest").isEqualTo(10_000);
-    List<TopKey> listed = limiter.topKeys("api", Integer.MAX_VALUE);
+    List<NamedLimiter.TopKey> listed = limiter.named("api").topKeys(Integer.MAX_VALUE);
     assertThat(listed).hasSize(1 + THREADS * perThread);
-    assertThat(listed.get(0)).isEqualTo(new TopKey("hot", admitted.get(), denied.get(), 0));
+    assertThat(listed.get(0)).isEqualTo(new NamedLimiter.TopKey("hot", admitted.get(), denied.get(), 0));
     assertThat(listed.subList(1, listed.size())).allSatisfy(noise -> {
       assertThat(noise.key()).startsWith("noise-");
-      assertThat(noise).isEqualTo(new TopKey(noise.key(), 1, 0, 0));
+      assertThat(noise).isEqualTo(new NamedLimiter.TopKey(noise.key(), 1, 0, 0));
     });
   }
 
@@ -61,7 +61,7 @@ class TopKeysConcurrencyTest {
       }
       return null;
     });
-    assertThat(top.top(10)).containsExactly(new TopKey("hot", THREADS * 200_000, THREADS * 100_000, 0));
+    assertThat(top.top(10)).containsExactly(new NamedLimiter.TopKey("hot", THREADS * 200_000, THREADS * 100_000, 0));
   }
 
   @Test
@@ -84,7 +84,7 @@ class TopKeysConcurrencyTest {
     }
     tasks.add(() -> { // a reader racing the writers: each merge must be whole
       while (writing.get()) {
-        for (TopKey key : top.top(size)) {
+        for (NamedLimiter.TopKey key : top.top(size)) {
           assertThat(key.units()).isGreaterThanOrEqualTo(0);
           assertThat(key.uncounted()).isGreaterThanOrEqualTo(0);
         }
@@ -116,9 +116,9 @@ class TopKeysConcurrencyTest {
       }
     }
     double bound = total / size;
-    List<TopKey> listed = top.top(Integer.MAX_VALUE);
+    List<NamedLimiter.TopKey> listed = top.top(Integer.MAX_VALUE);
     assertThat(top.keysHeld()).isLessThanOrEqualTo(2 * TopKeys.STRIPES * size);
-    for (TopKey key : listed) {
+    for (NamedLimiter.TopKey key : listed) {
       double[] truth = exact.get(key.key());
       assertThat(key.units()).as(key.key()).isLessThanOrEqualTo(truth[0]);
       assertThat(key.denied()).as(key.key()).isLessThanOrEqualTo(truth[1]);
@@ -127,7 +127,7 @@ class TopKeysConcurrencyTest {
     }
     exact.forEach((key, truth) -> {
       if (truth[0] + truth[1] > bound) {
-        assertThat(listed).as("%s has more than W/size", key).extracting(TopKey::key).contains(key);
+        assertThat(listed).as("%s has more than W/size", key).extracting(NamedLimiter.TopKey::key).contains(key);
       }
     });
     assertThat(listed.get(0).key()).isEqualTo("hot-0");
@@ -165,7 +165,7 @@ class TopKeysConcurrencyTest {
       return null;
     });
     assertThat(top.keysHeld()).isLessThanOrEqualTo(2 * TopKeys.STRIPES * size);
-    TopKey first = top.top(1).get(0);
+    NamedLimiter.TopKey first = top.top(1).get(0);
     assertThat(first.key()).isEqualTo("flood");
     assertThat(first.denied()).isLessThanOrEqualTo(100_000);
     assertThat(first.denied() + first.uncounted()).isGreaterThanOrEqualTo(100_000)

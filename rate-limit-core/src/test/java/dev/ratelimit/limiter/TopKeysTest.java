@@ -24,14 +24,14 @@ class TopKeysTest {
   void topKeys_listsTheHeaviestFirst_withUnitsTakenAndRefused() {
     RateLimiter limiter = tracking().limit("api", "token-bucket rate=5 period=1h").build();
     for (int i = 0; i < 8; i++) {
-      limiter.limit("api", "scraper", 1);
+      limiter.named("api").limit("scraper", 1);
     }
-    limiter.limit("api", "ann", 2);
-    limiter.limit("api", "bob", 1);
-    assertThat(limiter.topKeys("api", 10)).containsExactly(
-        new TopKey("scraper", 5, 3, 0), new TopKey("ann", 2, 0, 0), new TopKey("bob", 1, 0, 0));
-    assertThat(limiter.topKeys("api", 1)).extracting(TopKey::key).containsExactly("scraper");
-    assertThat(limiter.topKeys("api", 0)).isEmpty();
+    limiter.named("api").limit("ann", 2);
+    limiter.named("api").limit("bob", 1);
+    assertThat(limiter.named("api").topKeys(10)).containsExactly(
+        new NamedLimiter.TopKey("scraper", 5, 3, 0), new NamedLimiter.TopKey("ann", 2, 0, 0), new NamedLimiter.TopKey("bob", 1, 0, 0));
+    assertThat(limiter.named("api").topKeys(1)).extracting(NamedLimiter.TopKey::key).containsExactly("scraper");
+    assertThat(limiter.named("api").topKeys(0)).isEmpty();
   }
 
   @Test
@@ -41,30 +41,30 @@ class TopKeysTest {
         .plan("pro", "api", "fixed-window rate=100 period=1h") // a state of its own: api@pro
         .limit("hot", "token-bucket rate=100 period=1h shards=4")
         .build();
-    limiter.limit("api", "k", 1);
-    limiter.limit("api", "pro", "k", 2);
-    limiter.reserve("api", "k", 3);
-    limiter.acquire("api", "k", 4, Duration.ZERO);
-    limiter.charge("api", "k", 5).settle(true);
-    limiter.limitAll(LimitCall.of("api", "k", 6), LimitCall.of("hot", "k", 7));
-    limiter.limitAsync("api", "k", 8).toCompletableFuture().join();
+    limiter.named("api").limit("k", 1);
+    limiter.named("api").onPlan("pro").limit("k", 2);
+    limiter.named("api").reserve("k", 3);
+    limiter.named("api").acquire("k", 4, Duration.ZERO);
+    limiter.named("api").charge("k", 5).settle(true);
+    limiter.limitAll(limiter.named("api").call("k", 6), limiter.named("hot").call("k", 7));
+    limiter.named("api").limitAsync("k", 8).toCompletableFuture().join();
     assertThat(limiter.named("api").admit("k", 9)).isTrue();
-    limiter.check("api", "k", 50); // takes nothing: not counted
-    limiter.limit("hot", "k", 10);
+    limiter.named("api").check("k", 50); // takes nothing: not counted
+    limiter.named("hot").limit("k", 10);
 
-    assertThat(limiter.topKeys("api", 10)).containsExactly(new TopKey("k", 1 + 2 + 3 + 4 + 5 + 6 + 8 + 9, 0, 0));
-    assertThat(limiter.topKeys("hot", 10)).as("a sharded key once, by its own name, not per shard")
-        .containsExactly(new TopKey("k", 17, 0, 0));
+    assertThat(limiter.named("api").topKeys(10)).containsExactly(new NamedLimiter.TopKey("k", 1 + 2 + 3 + 4 + 5 + 6 + 8 + 9, 0, 0));
+    assertThat(limiter.named("hot").topKeys(10)).as("a sharded key once, by its own name, not per shard")
+        .containsExactly(new NamedLimiter.TopKey("k", 17, 0, 0));
   }
 
   @Test
   void topKeys_countWouldBeDenialsOfAShadowLimitAsRefused() {
     RateLimiter limiter = tracking().limit("api", "token-bucket rate=2 period=1h mode=shadow").build();
     for (int i = 0; i < 5; i++) {
-      assertThat(limiter.limit("api", "k", 1).allowed()).isTrue();
+      assertThat(limiter.named("api").limit("k", 1).allowed()).isTrue();
     }
-    limiter.limitAll(LimitCall.of("api", "k"));
-    assertThat(limiter.topKeys("api", 10)).containsExactly(new TopKey("k", 2, 4, 0));
+    limiter.limitAll(limiter.named("api").call("k"));
+    assertThat(limiter.named("api").topKeys(10)).containsExactly(new NamedLimiter.TopKey("k", 2, 4, 0));
   }
 
   @Test
@@ -72,11 +72,11 @@ class TopKeysTest {
     SwitchableStore store = new SwitchableStore(new InMemoryStore(clock));
     RateLimiter limiter = tracking().store(store).storeFailure(FailurePolicy.OPEN)
         .limit("api", "token-bucket rate=1 period=1h").build();
-    limiter.limit("api", "k", 1);
+    limiter.named("api").limit("k", 1);
     store.switchOff();
-    limiter.limit("api", "k", 1);
-    limiter.limit("api", "k", 1);
-    assertThat(limiter.topKeys("api", 10)).containsExactly(new TopKey("k", 3, 0, 0));
+    limiter.named("api").limit("k", 1);
+    limiter.named("api").limit("k", 1);
+    assertThat(limiter.named("api").topKeys(10)).containsExactly(new NamedLimiter.TopKey("k", 3, 0, 0));
   }
 
   @Test
@@ -84,61 +84,61 @@ class TopKeysTest {
     RateLimiter limiter = tracking().limit("api", "token-bucket rate=10 period=1h mode=shadow")
         .limit("other", "10/1h").build();
     String longKey = "x".repeat(100_000);
-    limiter.limit("api", longKey, 1);
-    limiter.limitAll(LimitCall.of("api", longKey), LimitCall.of("other", "k")); // shadow parts go their own way
-    assertThat(limiter.topKeys("api", 10)).containsExactly(new TopKey(LongKeys.bounded(longKey), 2, 0, 0));
-    assertThat(limiter.check("api", longKey, 0).remaining()).as("both on the bounded key's state").isEqualTo(8);
+    limiter.named("api").limit(longKey, 1);
+    limiter.limitAll(limiter.named("api").call(longKey), limiter.named("other").call("k")); // shadow parts go their own way
+    assertThat(limiter.named("api").topKeys(10)).containsExactly(new NamedLimiter.TopKey(LongKeys.bounded(longKey), 2, 0, 0));
+    assertThat(limiter.named("api").check(longKey, 0).remaining()).as("both on the bounded key's state").isEqualTo(8);
   }
 
   @Test
   void topKeys_coverTheCurrentWindowAndTheOneBefore() {
     RateLimiter limiter = tracking().limit("api", "100/1h").build();
     clock.setMillis(60_000L * 1000); // the start of a window
-    limiter.limit("api", "early", 1);
+    limiter.named("api").limit("early", 1);
     clock.advance(Duration.ofSeconds(59));
-    limiter.limit("api", "late", 1);
+    limiter.named("api").limit("late", 1);
     clock.advance(Duration.ofSeconds(1)); // the next window: both still shown
-    assertThat(limiter.topKeys("api", 10)).extracting(TopKey::key).containsExactly("early", "late");
-    limiter.limit("api", "now", 1);
+    assertThat(limiter.named("api").topKeys(10)).extracting(NamedLimiter.TopKey::key).containsExactly("early", "late");
+    limiter.named("api").limit("now", 1);
     clock.advance(Duration.ofMinutes(1)); // the window before is gone
-    assertThat(limiter.topKeys("api", 10)).extracting(TopKey::key).containsExactly("now");
+    assertThat(limiter.named("api").topKeys(10)).extracting(NamedLimiter.TopKey::key).containsExactly("now");
     clock.advance(Duration.ofMinutes(5));
-    assertThat(limiter.topKeys("api", 10)).isEmpty();
+    assertThat(limiter.named("api").topKeys(10)).isEmpty();
   }
 
   @Test
   void topKeys_keepCountingWhenTheClockGoesBack() {
     RateLimiter limiter = tracking().limit("api", "100/1h").build();
-    limiter.limit("api", "k", 1);
+    limiter.named("api").limit("k", 1);
     clock.advance(Duration.ofMinutes(-10));
-    limiter.limit("api", "k", 1);
-    assertThat(limiter.topKeys("api", 10)).containsExactly(new TopKey("k", 2, 0, 0));
+    limiter.named("api").limit("k", 1);
+    assertThat(limiter.named("api").topKeys(10)).containsExactly(new NamedLimiter.TopKey("k", 2, 0, 0));
   }
 
   @Test
   void topKeys_surviveAReplacementOfTheLimit() {
     RateLimiter limiter = tracking().limit("api", "100/1h").build();
-    limiter.limit("api", "k", 1);
-    limiter.replace("api", "fixed-window rate=100 period=1h");
-    limiter.limit("api", "k", 1);
-    assertThat(limiter.topKeys("api", 10)).containsExactly(new TopKey("k", 2, 0, 0));
+    limiter.named("api").limit("k", 1);
+    limiter.named("api").replace("fixed-window rate=100 period=1h");
+    limiter.named("api").limit("k", 1);
+    assertThat(limiter.named("api").topKeys(10)).containsExactly(new NamedLimiter.TopKey("k", 2, 0, 0));
   }
 
   @Test
   void aFloodOfDistinctKeys_leavesTheFloodingKeyFirst_withinTheBound() {
     RateLimiter limiter = tracking().limit("api", "token-bucket rate=1000 period=1h").build();
     for (int i = 0; i < 200_000; i++) {
-      limiter.limit("api", "client-" + i, 1);
+      limiter.named("api").limit("client-" + i, 1);
       if (i % 20 == 0) {
-        limiter.limit("api", "flood", 1);
+        limiter.named("api").limit("flood", 1);
       }
     }
-    TopKey first = limiter.topKeys("api", 1).get(0);
+    NamedLimiter.TopKey first = limiter.named("api").topKeys(1).get(0);
     assertThat(first.key()).isEqualTo("flood");
     assertThat(first.units()).as("in from its first request, never replaced").isEqualTo(1000);
     assertThat(first.denied()).isEqualTo(9000);
     assertThat(first.uncounted()).isZero();
-    List<TopKey> listed = limiter.topKeys("api", 1000);
+    List<NamedLimiter.TopKey> listed = limiter.named("api").topKeys(1000);
     assertThat(listed).hasSizeGreaterThanOrEqualTo(64);
     assertThat(listed.subList(1, listed.size())).as("the noise: each within W / size of its truth, 1")
         .allSatisfy(key -> assertThat(key.units() + key.denied() + key.uncounted()).isLessThanOrEqualTo(1 + 210_000 / 64.0));
@@ -147,16 +147,16 @@ class TopKeysTest {
   @Test
   void notTracked_isAClearRefusal() {
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("api", "10/1m").build();
-    assertThatThrownBy(() -> limiter.topKeys("api", 10)).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> limiter.named("api").topKeys(10)).isInstanceOf(IllegalStateException.class)
         .hasMessage("top keys are not tracked; turn them on with RateLimiter.builder().trackTopKeys(size, window)");
   }
 
   @Test
   void badArguments_areRefusedNamingTheSetting() {
     RateLimiter limiter = tracking().limit("api", "10/1m").build();
-    assertThatThrownBy(() -> limiter.topKeys("apx", 10)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> limiter.named("apx").topKeys(10)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("unknown limit 'apx'; configured limits: api");
-    assertThatThrownBy(() -> limiter.topKeys("api", -1)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> limiter.named("api").topKeys(-1)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("max must be 0 or more but was -1");
     RateLimiter.Builder builder = RateLimiter.builder();
     assertThatThrownBy(() -> builder.trackTopKeys(0, Duration.ofMinutes(1))).isInstanceOf(IllegalArgumentException.class)
@@ -175,8 +175,8 @@ class TopKeysTest {
   void aWindowLongerThanMillisecondsHold_isOneWindowForEver() {
     RateLimiter limiter = RateLimiter.builder().clock(clock).trackTopKeys(8, Duration.ofSeconds(Long.MAX_VALUE))
         .limit("api", "10/1m").build();
-    limiter.limit("api", "k", 1);
+    limiter.named("api").limit("k", 1);
     clock.advance(Duration.ofDays(365_000));
-    assertThat(limiter.topKeys("api", 10)).containsExactly(new TopKey("k", 1, 0, 0));
+    assertThat(limiter.named("api").topKeys(10)).containsExactly(new NamedLimiter.TopKey("k", 1, 0, 0));
   }
 }

@@ -40,7 +40,7 @@ class VirtualThreadAcquireTest {
     for (int i = 0; i < THREADS; i++) {
       done.add(threads.submit(() -> {
         start.await();
-        Decision decision = limiter.acquire(limit, "one-key", 1, maxWait);
+        Decision decision = limiter.named(limit).acquire("one-key", 1, maxWait);
         if (decision.allowed()) {
           admitted.incrementAndGet();
         }
@@ -60,7 +60,7 @@ class VirtualThreadAcquireTest {
   void acquireWithWaits_onVirtualThreads_admitsCapacityPlusWhatRefillsWithinMaxWait_andNeverPins() throws Exception {
     RateLimiter limiter = RateLimiter.builder().clock(new StillClock(1_767_225_600_000L))
         .limit("exports", "token-bucket rate=1000 period=1s capacity=100").build();
-    limiter.acquire("exports", "warm-up", 1, Duration.ZERO); // classes loaded before the threads start
+    limiter.named("exports").acquire("warm-up", 1, Duration.ZERO); // classes loaded before the threads start
 
     int[] admitted = new int[1];
     List<String> pinned = PinnedThreads.during("dev.ratelimit",
@@ -76,7 +76,7 @@ class VirtualThreadAcquireTest {
   void acquireOfAKindWithoutReservations_onVirtualThreads_admitsExactlyTheRate_andNeverPins() throws Exception {
     RateLimiter limiter = RateLimiter.builder().clock(new StillClock(1_767_225_600_000L))
         .limit("reports", "sliding-window rate=2500 period=1h").build();
-    limiter.acquire("reports", "warm-up", 1, Duration.ZERO);
+    limiter.named("reports").acquire("warm-up", 1, Duration.ZERO);
 
     int[] admitted = new int[1];
     List<String> pinned = PinnedThreads.during("dev.ratelimit",

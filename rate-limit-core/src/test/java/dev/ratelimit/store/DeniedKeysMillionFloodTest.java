@@ -43,17 +43,17 @@ class DeniedKeysMillionFloodTest {
     RateLimiter limiter = RateLimiter.builder().clock(clock).store(store).limit("login", spec).build();
     int victimAdmitted = 0;
     for (int i = 0; i < 6; i++) {
-      victimAdmitted += limiter.limit("login", "victim", 1).allowed() ? 1 : 0;
+      victimAdmitted += limiter.named("login").limit("victim", 1).allowed() ? 1 : 0;
     }
     clock.advanceMillis(60_000); // older than the flood: fresh soonest, so the hand's pick
     long stored = 0;
     for (int i = 0; i < FLOOD; i++) {
-      stored += limiter.limit("login", keys[i], 5).allowed() ? 1 : 0;
+      stored += limiter.named("login").limit(keys[i], 5).allowed() ? 1 : 0;
       if (denied) {
-        assertThat(limiter.limit("login", keys[i], 1).allowed()).isFalse();
+        assertThat(limiter.named("login").limit(keys[i], 1).allowed()).isFalse();
       }
       if (i % 1000 == 0) {
-        victimAdmitted += limiter.limit("login", "victim", 1).allowed() ? 1 : 0;
+        victimAdmitted += limiter.named("login").limit("victim", 1).allowed() ? 1 : 0;
         assertThat(store.size()).as("after %d keys", i).isLessThanOrEqualTo(MAX_KEYS);
       }
       if (i % 100_000 == 99_999) {
@@ -67,7 +67,7 @@ class DeniedKeysMillionFloodTest {
 
     int returningAdmitted = 0;
     for (int i = 0; i < 100_000; i++) { // the oldest flood keys, evicted long ago
-      returningAdmitted += limiter.limit("login", keys[i], 1).allowed() ? 1 : 0;
+      returningAdmitted += limiter.named("login").limit(keys[i], 1).allowed() ? 1 : 0;
     }
     assertThat(returningAdmitted).as("units given to evicted flood keys on their return").isZero();
 
@@ -76,7 +76,7 @@ class DeniedKeysMillionFloodTest {
         spec, denied, store.size(), stored, FLOOD, retained, retained / (double) store.size());
     assertThat(retained).as("heap retained by a full store (denied keys: %s)", denied)
         .isLessThanOrEqualTo(MAX_KEYS * (BYTES_PER_KEY + (denied ? BYTES_PER_KEPT_DENIAL : 0)) + SKETCH_BYTES);
-    assertThat(limiter.check("login", "victim", 1).allowed()).as("still denied at the end").isFalse();
+    assertThat(limiter.named("login").check("victim", 1).allowed()).as("still denied at the end").isFalse();
     assertThat(keys[FLOOD - 1]).isNotNull(); // keeps the keys alive through the measurement
   }
 

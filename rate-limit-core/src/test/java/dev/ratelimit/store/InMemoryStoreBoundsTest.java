@@ -28,17 +28,17 @@ class InMemoryStoreBoundsTest {
     InMemoryStore store = new InMemoryStore(clock, 100_000);
     RateLimiter limiter = RateLimiter.builder().clock(clock).store(store)
         .limit("api", "token-bucket rate=1000 period=365d").limit("flood", "gcra rate=10 period=1h").build();
-    limiter.limit("api", "heavy-user", 900);
+    limiter.named("api").limit("heavy-user", 900);
     long largest = 0;
     for (int i = 0; i < 2_000_000; i++) {
-      limiter.limit("flood", "client-" + i, 1);
+      limiter.named("flood").limit("client-" + i, 1);
       if (i % 1000 == 0) {
         largest = Math.max(largest, store.size());
       }
     }
     assertThat(store.size()).isLessThanOrEqualTo(100_000);
     assertThat(largest).isLessThanOrEqualTo(100_000);
-    assertThat(limiter.check("api", "heavy-user", 0).remaining())
+    assertThat(limiter.named("api").check("heavy-user", 0).remaining())
         .as("the heavy user keeps its 100 left, held or back from its sketch").isEqualTo(100);
   }
 
@@ -52,11 +52,11 @@ class InMemoryStoreBoundsTest {
     RateLimiter limiter = RateLimiter.builder().clock(clock).store(store)
         .limit("tokens", "token-bucket rate=1000 period=1h").limit("window", "sliding-log rate=1000 period=1h").build();
     for (int i = 0; i < 200_000; i++) {
-      limiter.take(i % 2 == 0 ? "tokens" : "window", "client-" + i, i % 3 == 0 ? 1e308 : Long.MAX_VALUE);
+      limiter.named(i % 2 == 0 ? "tokens" : "window").take("client-" + i, i % 3 == 0 ? 1e308 : Long.MAX_VALUE);
     }
     assertThat(store.size()).isLessThanOrEqualTo(10_000);
-    assertThat(limiter.check("tokens", "client-199998", 0).remaining()).isEqualTo(-1000);
-    assertThat(limiter.check("window", "client-199999", 0).remaining()).isEqualTo(-1000);
+    assertThat(limiter.named("tokens").check("client-199998", 0).remaining()).isEqualTo(-1000);
+    assertThat(limiter.named("window").check("client-199999", 0).remaining()).isEqualTo(-1000);
   }
 
   @Test
@@ -65,17 +65,17 @@ class InMemoryStoreBoundsTest {
     RateLimiter limiter = RateLimiter.builder().clock(clock).store(store)
         .limit("tb", "token-bucket rate=10 period=1s").limit("sw", "sliding-window rate=10 period=1s").build();
     for (int i = 0; i < 5000; i++) {
-      limiter.limit("tb", "a" + i, 1);
-      limiter.limit("sw", "a" + i, 1);
+      limiter.named("tb").limit("a" + i, 1);
+      limiter.named("sw").limit("a" + i, 1);
     }
     assertThat(store.size()).isEqualTo(10_000);
     clock.advanceMillis(1100); // every key above is fresh again: full bucket, window slid out
     for (int i = 0; i < 10_000; i++) {
-      limiter.limit("tb", "b" + i, 1);
+      limiter.named("tb").limit("b" + i, 1);
     }
     assertThat(store.size()).as("the 10,000 fresh keys went; the 10,000 live ones stay").isEqualTo(10_000);
-    assertThat(limiter.check("tb", "a1", 10).allowed()).as("a dropped key decides as a fresh one").isTrue();
-    assertThat(limiter.check("tb", "b1", 10).allowed()).as("a live key keeps its state").isFalse();
+    assertThat(limiter.named("tb").check("a1", 10).allowed()).as("a dropped key decides as a fresh one").isTrue();
+    assertThat(limiter.named("tb").check("b1", 10).allowed()).as("a live key keeps its state").isFalse();
   }
 
   @Test
@@ -84,13 +84,13 @@ class InMemoryStoreBoundsTest {
       ManualClock replay = new ManualClock(10_000);
       InMemoryStore store = keepsEveryKey ? InMemoryStore.keepingEveryKey(replay) : new InMemoryStore(replay);
       RateLimiter limiter = RateLimiter.builder().clock(replay).store(store).limit("l", "gcra rate=1 period=1s").build();
-      limiter.limit("l", "early", 1);
+      limiter.named("l").limit("early", 1);
       replay.setMillis(20_000); // "early" is fresh from here on, so a sweep may drop it
       for (int i = 0; i < 5000; i++) {
-        limiter.limit("l", "k" + i, 1);
+        limiter.named("l").limit("k" + i, 1);
       }
       replay.setMillis(10_001); // a trace going back: GCRA reads this time as given
-      assertThat(limiter.limit("l", "early", 1).allowed()).as("keeps every key: " + keepsEveryKey)
+      assertThat(limiter.named("l").limit("early", 1).allowed()).as("keeps every key: " + keepsEveryKey)
           .isEqualTo(!keepsEveryKey);
     }
   }
@@ -101,7 +101,7 @@ class InMemoryStoreBoundsTest {
     InMemoryStore store = new InMemoryStore(clock, 1000);
     RateLimiter limiter = RateLimiter.builder().clock(clock).store(store).limit("l", "10/1s").build();
     for (int i = 0; i < 50_000; i++) {
-      limiter.limit("l", "k" + i, 1);
+      limiter.named("l").limit("k" + i, 1);
       clock.advanceMillis(1);
     }
     assertThat(threadNames()).isSubsetOf(before);
@@ -129,7 +129,7 @@ class InMemoryStoreBoundsTest {
     List<Callable<Void>> tasks = new ArrayList<>();
     tasks.add(() -> {
       for (int i = 0; i < 400_000; i++) {
-        limiter.limit("flood", "f" + i, 1);
+        limiter.named("flood").limit("f" + i, 1);
         if (i % 2000 == 0) {
           clock.advanceMillis(1000); // a new period: every key is fresh again
         }
@@ -143,7 +143,7 @@ class InMemoryStoreBoundsTest {
         for (int i = 0; running.get(); i++) {
           String key = "k" + (i * 7 + seed) % keys;
           long period = clock.millis();
-          boolean allowed = limiter.limit("hot", key, 1).allowed();
+          boolean allowed = limiter.named("hot").limit(key, 1).allowed();
           if (allowed && clock.millis() == period) {
             admittedPerPeriod.computeIfAbsent(period + "/" + key, p -> new AtomicInteger()).incrementAndGet();
           }

@@ -35,16 +35,16 @@ class InMemoryStoreEvictionTest {
         .limit("api", "quota rate=1000 cadence=day").build();
     int admitted = 0;
     for (int i = 0; i < 6; i++) {
-      admitted += limiter.limit("login", "victim", 1).allowed() ? 1 : 0;
+      admitted += limiter.named("login").limit("victim", 1).allowed() ? 1 : 0;
     }
     for (int i = 0; i < 3 * MAX_KEYS; i++) {
-      limiter.limit("api", "a" + i, 1);
+      limiter.named("api").limit("a" + i, 1);
       if (i % 100 == 0) {
-        admitted += limiter.limit("login", "victim", 1).allowed() ? 1 : 0;
+        admitted += limiter.named("login").limit("victim", 1).allowed() ? 1 : 0;
       }
     }
     assertThat(admitted).as("logins admitted to the victim within a frozen quarter hour").isEqualTo(5);
-    assertThat(limiter.limit("login", "victim", 1).allowed()).isFalse();
+    assertThat(limiter.named("login").limit("victim", 1).allowed()).isFalse();
     assertThat(store.size()).isLessThanOrEqualTo(MAX_KEYS);
   }
 
@@ -135,10 +135,10 @@ class InMemoryStoreEvictionTest {
     RateLimiter limiter = RateLimiter.builder().clock(clock).store(store)
         .limit("api", "quota rate=1000 cadence=day").build();
     for (int i = 0; i < 5 * MAX_KEYS; i++) {
-      limiter.limit("api", "flood" + i, 1);
+      limiter.named("api").limit("flood" + i, 1);
     }
     for (int i = 0; i < 100; i++) {
-      assertThat(limiter.limit("api", "newcomer" + i, 1).remaining()).isGreaterThanOrEqualTo(990);
+      assertThat(limiter.named("api").limit("newcomer" + i, 1).remaining()).isGreaterThanOrEqualTo(990);
     }
   }
 
@@ -163,7 +163,7 @@ class InMemoryStoreEvictionTest {
       int thread = t;
       tasks.add(() -> {
         for (int i = 0; i < 20_000; i++) {
-          limiter.limit("login", "a" + thread + "-" + i, 5);
+          limiter.named("login").limit("a" + thread + "-" + i, 5);
         }
         if (flooding.decrementAndGet() == 0) {
           running.set(false);
@@ -173,7 +173,7 @@ class InMemoryStoreEvictionTest {
     }
     tasks.add(() -> {
       while (running.get()) {
-        if (limiter.limit("login", "victim", 1).allowed()) {
+        if (limiter.named("login").limit("victim", 1).allowed()) {
           admitted.incrementAndGet();
         }
       }
@@ -192,7 +192,7 @@ class InMemoryStoreEvictionTest {
         .limit("a", "token-bucket rate=10 period=1h").limit("b", "sliding-log rate=10 period=1h").build();
     int keys = 20 * MAX_KEYS;
     for (int i = 0; i < keys; i++) {
-      limiter.limit(i % 2 == 0 ? "a" : "b", "k" + i, 1);
+      limiter.named(i % 2 == 0 ? "a" : "b").limit("k" + i, 1);
     }
     assertThat(store.size()).isEqualTo(MAX_KEYS);
     assertThat(store.mostVisitedForOneKey()).isLessThanOrEqualTo(InMemoryStore.EVICTION_SAMPLE);

@@ -23,12 +23,12 @@ class InMemoryStoreFloodTest {
         .limit("login", "token-bucket rate=5 period=15m")
         .limit("api", "quota rate=1000 cadence=day").build();
     for (int i = 0; i < 6; i++) {
-      l.limit("login", "victim", 1);
+      l.named("login").limit("victim", 1);
     }
     for (int i = 0; i < 1_100_000; i++) {
-      l.limit("api", "a" + i, 1);
+      l.named("api").limit("a" + i, 1);
     }
-    assertThat(l.limit("login", "victim", 1).allowed()).isFalse();
+    assertThat(l.named("login").limit("victim", 1).allowed()).isFalse();
   }
 
   /** Three million exhausted keys of the victim's own limit. */
@@ -39,12 +39,12 @@ class InMemoryStoreFloodTest {
     RateLimiter l = RateLimiter.builder().store(store).limit("login", spec).build();
     int admitted = 0;
     for (int i = 0; i < 6; i++) {
-      admitted += l.limit("login", "victim", 1).allowed() ? 1 : 0;
+      admitted += l.named("login").limit("victim", 1).allowed() ? 1 : 0;
     }
     for (int i = 0; i < 3_000_000; i++) {
-      l.limit("login", "a" + i, 5);
+      l.named("login").limit("a" + i, 5);
       if (i % 1000 == 0) {
-        admitted += l.limit("login", "victim", 1).allowed() ? 1 : 0;
+        admitted += l.named("login").limit("victim", 1).allowed() ? 1 : 0;
       }
     }
     assertThat(admitted).as("within a quarter hour (the run is shorter)").isEqualTo(5);

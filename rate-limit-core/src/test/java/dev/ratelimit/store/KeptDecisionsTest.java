@@ -29,29 +29,29 @@ class KeptDecisionsTest {
   void aRepeatedDenial_isTheKeptDecision_untilTimeOrStateMoves() {
     RateLimiter limiter = limiter(Limit.tokenBucket(10, Duration.ofSeconds(1)));
     for (int i = 0; i < 10; i++) {
-      assertThat(limiter.limit("api", "k", 1).allowed()).isTrue();
+      assertThat(limiter.named("api").limit("k", 1).allowed()).isTrue();
     }
-    Decision denied = limiter.limit("api", "k", 1);
+    Decision denied = limiter.named("api").limit("k", 1);
     assertThat(denied.allowed()).isFalse();
     assertThat(denied.retryAfterMillis()).isEqualTo(100);
-    assertThat(limiter.limit("api", "k", 1)).isSameAs(denied);
-    assertThat(limiter.limit("api", "k", 2)).isNotSameAs(denied).satisfies(d -> {
+    assertThat(limiter.named("api").limit("k", 1)).isSameAs(denied);
+    assertThat(limiter.named("api").limit("k", 2)).isNotSameAs(denied).satisfies(d -> {
       assertThat(d.allowed()).isFalse();
       assertThat(d.retryAfterMillis()).isEqualTo(200);
     });
-    assertThat(limiter.check("api", "k", 1)).isNotSameAs(denied).isEqualTo(denied);
+    assertThat(limiter.named("api").check("k", 1)).isNotSameAs(denied).isEqualTo(denied);
 
     clock.advanceMillis(1);
-    Decision later = limiter.limit("api", "k", 1);
+    Decision later = limiter.named("api").limit("k", 1);
     assertThat(later).isNotSameAs(denied);
     assertThat(later.retryAfterMillis()).isEqualTo(99);
 
     clock.advanceMillis(99);
-    assertThat(limiter.limit("api", "k", 1).allowed()).isTrue(); // the state moves
-    Decision afterWrite = limiter.limit("api", "k", 1);
+    assertThat(limiter.named("api").limit("k", 1).allowed()).isTrue(); // the state moves
+    Decision afterWrite = limiter.named("api").limit("k", 1);
     assertThat(afterWrite.allowed()).isFalse();
     assertThat(afterWrite.retryAfterMillis()).isEqualTo(100);
-    assertThat(limiter.limit("api", "k", 1)).isSameAs(afterWrite);
+    assertThat(limiter.named("api").limit("k", 1)).isSameAs(afterWrite);
   }
 
   @Test
@@ -60,17 +60,17 @@ class KeptDecisionsTest {
         .limit("api", Limit.tokenBucket(2, Duration.ofSeconds(1)))
         .plan("pro", "api", Limit.tokenBucket(5, Duration.ofSeconds(1)))
         .build();
-    limiter.limit("api", "k", 2);
-    Decision free = limiter.limit("api", "k", 1);
+    limiter.named("api").limit("k", 2);
+    Decision free = limiter.named("api").limit("k", 1);
     assertThat(free.allowed()).isFalse();
-    assertThat(limiter.limit("api", "k", 1)).isSameAs(free);
+    assertThat(limiter.named("api").limit("k", 1)).isSameAs(free);
     // the pro plan reads the same state (2 units used of its 5) and decides on it afresh
-    Decision pro = limiter.limit("api", "pro", "k", 1);
+    Decision pro = limiter.named("api").onPlan("pro").limit("k", 1);
     assertThat(pro.allowed()).isTrue();
     assertThat(pro.remaining()).isEqualTo(2.0);
     assertThat(pro.limit()).isEqualTo(5.0);
     // back on the free plan, the key holds 3 used, capped by its capacity of 2: still denied, anew
-    Decision again = limiter.limit("api", "k", 1);
+    Decision again = limiter.named("api").limit("k", 1);
     assertThat(again).isNotSameAs(free);
     assertThat(again.allowed()).isFalse();
   }
@@ -94,7 +94,7 @@ class KeptDecisionsTest {
         try {
           for (int m = 0; m < millis; m++) {
             for (int c = 0; c < callsPerMilli; c++) {
-              if (limiter.limit("api", "hot", 1).allowed()) {
+              if (limiter.named("api").limit("hot", 1).allowed()) {
                 admitted.incrementAndGet();
               }
             }

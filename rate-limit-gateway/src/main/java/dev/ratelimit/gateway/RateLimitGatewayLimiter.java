@@ -57,7 +57,7 @@ public class RateLimitGatewayLimiter extends AbstractRateLimiter<RateLimitGatewa
   @Override
   public Mono<Response> isAllowed(String routeId, String id) {
     String limit = limitOf(routeId);
-    return Mono.fromCompletionStage(() -> limiter.limitAsync(limit, id, 1)).map(decision -> {
+    return Mono.fromCompletionStage(() -> limiter.named(limit).limitAsync(id, 1)).map(decision -> {
       HeaderMap map = new HeaderMap();
       headers.write(map, limit, decision);
       if (!decision.allowed()) {

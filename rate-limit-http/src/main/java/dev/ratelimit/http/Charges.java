@@ -3,7 +3,7 @@ package dev.ratelimit.http;
 import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.limiter.Decisions;
-import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.NamedLimiter;
 import dev.ratelimit.limiter.PendingCharge;
 import dev.ratelimit.limiter.RateLimiter;
 import java.util.ArrayList;
@@ -44,7 +44,7 @@ public final class Charges {
    * a request whose client went away without one, by whether its handler had started
    * (docs/design.md §2.7, what cancelling costs). A rule's refund goes through its
    * {@link PendingCharge} when it was charged alone on a blocking front end (exact, also for a
-   * shadow limit); otherwise through {@link RateLimiter#refund}, or {@link RateLimiter#refundAsync}
+   * shadow limit); otherwise through {@link NamedLimiter#refund}, or {@link NamedLimiter#refundAsync}
    * for a front end that must not block.
    */
   public static final class Settlement {
@@ -119,11 +119,11 @@ public final class Charges {
 
     private void refund(Rule rule, String key, String plan) {
       if (!async) {
-        limiter.refund(rule.limit(), plan, key, rule.cost());
+        limiter.named(rule.limit()).onPlan(plan).refund(key, rule.cost());
         return;
       }
       try {
-        limiter.refundAsync(rule.limit(), plan, key, rule.cost()).exceptionally(failure -> {
+        limiter.named(rule.limit()).onPlan(plan).refundAsync(key, rule.cost()).exceptionally(failure -> {
           refundFailed(rule, failure);
           return null;
         });
@@ -231,11 +231,10 @@ public final class Charges {
       // the usual case, without the all-or-nothing call's lists
       Rule rule = rules[0];
       if (rule.chargeOn() == null) {
-        Decision decision = plans[0] == null ? limiter.limit(rule.limit(), keys[0], rule.cost())
-            : limiter.limit(rule.limit(), plans[0], keys[0], rule.cost());
+        Decision decision = limiter.named(rule.limit()).onPlan(plans[0]).limit(keys[0], rule.cost());
         return verdict(decision, limiter, headers, response);
       }
-      PendingCharge charge = limiter.charge(rule.limit(), plans[0], keys[0], rule.cost());
+      PendingCharge charge = limiter.named(rule.limit()).onPlan(plans[0]).charge(keys[0], rule.cost());
       Verdict verdict = verdict(charge.decision(), limiter, headers, response);
       if (!verdict.allowed()) {
         return verdict;
@@ -244,7 +243,7 @@ public final class Charges {
       settlement.add(rule, keys[0], plans[0], charge);
       return new Verdict(true, null, 0, settlement);
     }
-    return settling(verdict(limiter.limitAll(calls()), limiter, headers, response), limiter, false);
+    return settling(verdict(limiter.limitAll(calls(limiter)), limiter, headers, response), limiter, false);
   }
 
   /**
@@ -257,12 +256,11 @@ public final class Charges {
    */
   public CompletionStage<Verdict> spendAsync(RateLimiter limiter, RateLimitHeaders headers, Response response) {
     if (rules.length == 1) {
-      CompletionStage<Decision> decision = plans[0] == null
-          ? limiter.limitAsync(rules[0].limit(), keys[0], rules[0].cost())
-          : limiter.limitAsync(rules[0].limit(), plans[0], keys[0], rules[0].cost());
+      CompletionStage<Decision> decision =
+          limiter.named(rules[0].limit()).onPlan(plans[0]).limitAsync(keys[0], rules[0].cost());
       return decision.thenApply(d -> settling(verdict(d, limiter, headers, response), limiter, true));
     }
-    return limiter.limitAllAsync(calls())
+    return limiter.limitAllAsync(calls(limiter))
         .thenApply(decisions -> settling(verdict(decisions, limiter, headers, response), limiter, true));
   }
 
@@ -309,7 +307,7 @@ public final class Charges {
     }
     String[] names = new String[shown];
     String[] policies = new String[shown];
-    List<LimitCall> calls = new ArrayList<>(shown);
+    List<NamedLimiter.Call> calls = new ArrayList<>(shown);
     List<Decision> own = new ArrayList<>(shown);
     for (int i = 0, at = 0; i < rules.length; i++) {
       if (!rules[i].spec().shadow()) {
@@ -323,10 +321,10 @@ public final class Charges {
         shown == rules.length ? decisions : new Decisions(calls, own), limiter.clock());
   }
 
-  private List<LimitCall> calls() {
-    List<LimitCall> calls = new ArrayList<>(rules.length);
+  private List<NamedLimiter.Call> calls(RateLimiter limiter) {
+    List<NamedLimiter.Call> calls = new ArrayList<>(rules.length);
     for (int i = 0; i < rules.length; i++) {
-      calls.add(new LimitCall(rules[i].limit(), keys[i], rules[i].cost(), plans[i]));
+      calls.add(limiter.named(rules[i].limit()).onPlan(plans[i]).call(keys[i], rules[i].cost()));
     }
     return calls;
   }

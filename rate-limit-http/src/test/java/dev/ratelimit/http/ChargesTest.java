@@ -128,27 +128,27 @@ class ChargesTest {
     Charges.of(two, request("X-Internal", "1", "X-User", "u"), MissingKey.GLOBAL)
         .spend(limiter, RateLimitHeaders.DEFAULT, response);
     assertThat(response.headers.get("RateLimit-Policy")).isEqualTo("\"other\";q=10;w=3600");
-    assertThat(limiter.check("search", "k", 0).remaining()).isEqualTo(2);
+    assertThat(limiter.named("search").check("k", 0).remaining()).isEqualTo(2);
   }
 
   @Test
   void asyncSettlement_refundsWhatDoesNotCount_once_andACancelBeforeTheHandlerRefunds() throws Exception {
     Rule[] rules = {rule("search", Keys.header("X-User"), new RuleOptions(null, ChargeOn.parse("401"), null, null))};
     Charges.Verdict ok = spendAsync(rules, "ann");
-    assertThat(limiter.check("search", "ann", 0).remaining()).isEqualTo(1);
+    assertThat(limiter.named("search").check("ann", 0).remaining()).isEqualTo(1);
     ok.settlement().settle(200);
-    assertThat(limiter.check("search", "ann", 0).remaining()).isEqualTo(2);
+    assertThat(limiter.named("search").check("ann", 0).remaining()).isEqualTo(2);
     ok.settlement().settle(200);
     ok.settlement().cancel();
-    assertThat(limiter.check("search", "ann", 0).remaining()).isEqualTo(2);
+    assertThat(limiter.named("search").check("ann", 0).remaining()).isEqualTo(2);
 
     Charges.Verdict failed = spendAsync(rules, "ann");
     failed.settlement().settle(401);
     failed.settlement().cancel();
-    assertThat(limiter.check("search", "ann", 0).remaining()).isEqualTo(1);
+    assertThat(limiter.named("search").check("ann", 0).remaining()).isEqualTo(1);
 
     spendAsync(rules, "ann").settlement().cancel();
-    assertThat(limiter.check("search", "ann", 0).remaining()).isEqualTo(1);
+    assertThat(limiter.named("search").check("ann", 0).remaining()).isEqualTo(1);
   }
 
   @Test
@@ -156,21 +156,21 @@ class ChargesTest {
     Rule[] rules = {rule("search", Keys.header("X-User"), new RuleOptions(null, ChargeOn.parse("4xx"), r -> "pro", null)),
         rule("other", Keys.header("X-User"), RuleOptions.NONE)};
     Charges.Verdict verdict = spendAsync(rules, "cid");
-    assertThat(limiter.check("search", "pro", "cid", 0).remaining()).isEqualTo(3);
+    assertThat(limiter.named("search").onPlan("pro").check("cid", 0).remaining()).isEqualTo(3);
     verdict.settlement().settle(204);
-    assertThat(limiter.check("search", "pro", "cid", 0).remaining()).isEqualTo(4);
-    assertThat(limiter.check("other", "cid", 0).remaining()).isEqualTo(9); // no charge-on: kept
+    assertThat(limiter.named("search").onPlan("pro").check("cid", 0).remaining()).isEqualTo(4);
+    assertThat(limiter.named("other").check("cid", 0).remaining()).isEqualTo(9); // no charge-on: kept
   }
 
   @Test
   void cancel_beforeTheHandlerStarted_refunds_andTheHandlerMayNoLongerStart() throws Exception {
     Charges.Settlement settlement = spendAsync(failedLogins(false), "dee").settlement();
-    assertThat(limiter.check("search", "dee", 0).remaining()).isEqualTo(1);
+    assertThat(limiter.named("search").check("dee", 0).remaining()).isEqualTo(1);
     settlement.cancel();
-    assertThat(limiter.check("search", "dee", 0).remaining()).isEqualTo(2);
+    assertThat(limiter.named("search").check("dee", 0).remaining()).isEqualTo(2);
     assertThat(settlement.start()).as("a cancelled request's handler never runs").isFalse();
     settlement.settle(401);
-    assertThat(limiter.check("search", "dee", 0).remaining()).isEqualTo(2);
+    assertThat(limiter.named("search").check("dee", 0).remaining()).isEqualTo(2);
   }
 
   @Test
@@ -178,10 +178,10 @@ class ChargesTest {
     Charges.Settlement settlement = spendAsync(failedLogins(false), "eli").settlement();
     assertThat(settlement.start()).isTrue();
     settlement.cancel(); // the client hung up while the password was checked
-    assertThat(limiter.check("search", "eli", 0).remaining()).isEqualTo(1);
+    assertThat(limiter.named("search").check("eli", 0).remaining()).isEqualTo(1);
     settlement.settle(200); // the handler's answer, which no one received, changes nothing
     settlement.cancel();
-    assertThat(limiter.check("search", "eli", 0).remaining()).isEqualTo(1);
+    assertThat(limiter.named("search").check("eli", 0).remaining()).isEqualTo(1);
   }
 
   @Test
@@ -190,12 +190,12 @@ class ChargesTest {
     Charges.Settlement cancelled = spendAsync(rules, "fay").settlement();
     assertThat(cancelled.start()).isTrue();
     cancelled.cancel();
-    assertThat(limiter.check("search", "fay", 0).remaining()).isEqualTo(2);
+    assertThat(limiter.named("search").check("fay", 0).remaining()).isEqualTo(2);
     Charges.Settlement answered = spendAsync(rules, "fay").settlement();
     assertThat(answered.start()).isTrue();
     answered.settle(401);
     answered.cancel();
-    assertThat(limiter.check("search", "fay", 0).remaining()).isEqualTo(1);
+    assertThat(limiter.named("search").check("fay", 0).remaining()).isEqualTo(1);
   }
 
   @Test
@@ -204,12 +204,12 @@ class ChargesTest {
         .spend(limiter, RateLimitHeaders.DEFAULT, new FakeResponse());
     assertThat(verdict.settlement().start()).isTrue();
     verdict.settlement().cancel();
-    assertThat(limiter.check("search", "gus", 0).remaining()).isEqualTo(1);
+    assertThat(limiter.named("search").check("gus", 0).remaining()).isEqualTo(1);
     Charges.Verdict refunding = Charges.of(failedLogins(true), request("X-User", "gus"), MissingKey.GLOBAL)
         .spend(limiter, RateLimitHeaders.DEFAULT, new FakeResponse());
     assertThat(refunding.settlement().start()).isTrue();
     refunding.settlement().cancel();
-    assertThat(limiter.check("search", "gus", 0).remaining()).isEqualTo(1);
+    assertThat(limiter.named("search").check("gus", 0).remaining()).isEqualTo(1);
   }
 
   @Test
@@ -220,9 +220,9 @@ class ChargesTest {
     Charges.Settlement settlement = spendAsync(rules, "hal").settlement();
     assertThat(settlement.start()).isTrue();
     settlement.cancel();
-    assertThat(limiter.check("search", "hal", 0).remaining()).as("refund-cancelled").isEqualTo(2);
-    assertThat(limiter.check("race", "hal", 0).remaining()).as("charge-on only").isEqualTo(999);
-    assertThat(limiter.check("other", "hal", 0).remaining()).as("no charge-on").isEqualTo(9);
+    assertThat(limiter.named("search").check("hal", 0).remaining()).as("refund-cancelled").isEqualTo(2);
+    assertThat(limiter.named("race").check("hal", 0).remaining()).as("charge-on only").isEqualTo(999);
+    assertThat(limiter.named("other").check("hal", 0).remaining()).as("no charge-on").isEqualTo(9);
   }
 
   @Test
@@ -253,7 +253,7 @@ class ChargesTest {
       settlements.forEach(Charges.Settlement::cancel);
       return null;
     }));
-    assertThat(limiter.check("race", "ivy", 0).remaining()).isEqualTo(1000 - started.get());
+    assertThat(limiter.named("race").check("ivy", 0).remaining()).isEqualTo(1000 - started.get());
   }
 
   /** A {@code charge-on=401} rule on "search" (2 per hour), refunding cancelled requests or not. */

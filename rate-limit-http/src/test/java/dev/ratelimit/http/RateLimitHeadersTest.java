@@ -8,7 +8,8 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.limiter.Decisions;
-import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.NamedLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,16 @@ class RateLimitHeadersTest {
   }
 
   private static Decisions decisions(Rule[] rules, Decision... decisions) {
-    List<LimitCall> calls = java.util.Arrays.stream(rules).map(r -> LimitCall.of(r.limit(), "k")).toList();
+    RateLimiter.Builder builder = RateLimiter.builder();
+    java.util.Set<String> named = new java.util.HashSet<>();
+    for (Rule rule : rules) {
+      if (named.add(rule.limit())) {
+        builder.limit(rule.limit(), rule.spec());
+      }
+    }
+    RateLimiter limiter = builder.build(); // the calls' limits: their decisions are given
+
+    List<NamedLimiter.Call> calls = java.util.Arrays.stream(rules).map(r -> limiter.named(r.limit()).call("k")).toList();
     return new Decisions(calls, List.of(decisions));
   }
 

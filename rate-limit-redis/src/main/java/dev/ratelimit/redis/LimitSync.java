@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Keeps one limiter's runtime changes ({@link RateLimiter#replace}) the same on every node of one
+ * Keeps one limiter's runtime changes ({@link dev.ratelimit.limiter.NamedLimiter#replace}) the same on every node of one
  * Redis (docs/design.md §4.3.2). Redis holds the specs changed at runtime in one hash,
  * {@code prefix:limits}: field {@code name} or {@code name@plan}, value
  * {@code "<version> <Redis ms> <spec>"}, and field {@value #VERSION} counting the changes. A
@@ -350,7 +350,7 @@ final class LimitSync implements AutoCloseable {
     int at = field.indexOf('@');
     applying.set(true);
     try {
-      limiter.replace(at < 0 ? field : field.substring(0, at), at < 0 ? null : field.substring(at + 1), limit);
+      limiter.named(at < 0 ? field : field.substring(0, at)).onPlan(at < 0 ? null : field.substring(at + 1)).replace(limit);
       LOG.log(Level.INFO, "limit {0} is now {1} ({2})", LogText.quoted(field), LogText.quoted(limit.toString()),
           value == null ? "the runtime change was removed from Redis" : "changed at runtime, from Redis");
     } finally {

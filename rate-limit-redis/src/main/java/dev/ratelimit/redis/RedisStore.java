@@ -260,7 +260,7 @@ public final class RedisStore implements RateLimitStore {
 
   /**
    * Shares {@code limiter}'s runtime changes with every node whose limiter syncs on the same
-   * Redis and key prefix (DESIGN.md §4.3.2): a {@link RateLimiter#replace} on any of them is in
+   * Redis and key prefix (docs/design.md §4.3.2): a {@link dev.ratelimit.limiter.NamedLimiter#replace} on any of them is in
    * force on all within {@link Builder#syncInterval} plus twice the command timeout, while Redis
    * answers. First puts in force the changes Redis holds (made before this node started; they
    * override the limiter's configured specs until removed from Redis), then reads them every

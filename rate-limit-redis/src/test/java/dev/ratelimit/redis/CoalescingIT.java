@@ -87,7 +87,7 @@ class CoalescingIT {
             for (int k = 0; k < keysPerThread; k++) {
               String key = "t" + thread + "-k" + k;
               byKey.computeIfAbsent(key, x -> new ArrayList<>())
-                  .add(limiter.limitAsync("ordered", key, 1).toCompletableFuture());
+                  .add(limiter.named("ordered").limitAsync(key, 1).toCompletableFuture());
             }
           }
           return byKey;
@@ -144,7 +144,7 @@ class CoalescingIT {
           start.await();
           for (int i = 0; i < perThread; i++) {
             String key = keys[(i + thread) % keys.length];
-            Decision decision = limiter.limit("shared", key, 1);
+            Decision decision = limiter.named("shared").limit(key, 1);
             (decision.allowed() ? admitted : denied).get(key).add(decision.remaining());
           }
           return null;
@@ -177,9 +177,9 @@ class CoalescingIT {
   @Test
   void secondSynchronousRequest_isSentWhileTheFirstIsInFlight() throws Exception {
     whilePaused("pipe", (limiter, dispatched, before, pool) -> {
-      Future<Decision> first = pool.submit(() -> limiter.limit("pipe", "a", 1));
+      Future<Decision> first = pool.submit(() -> limiter.named("pipe").limit("a", 1));
       await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 1);
-      Future<Decision> second = pool.submit(() -> limiter.limit("pipe", "b", 1));
+      Future<Decision> second = pool.submit(() -> limiter.named("pipe").limit("b", 1));
       await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 2);
       assertThat(first.isDone()).as("Redis paused: the first call is still in flight").isFalse();
       server.call("CLIENT", "UNPAUSE");
@@ -196,11 +196,11 @@ class CoalescingIT {
   @Test
   void secondRequestOnTheKeyInFlight_waitsForItsCall() throws Exception {
     whilePaused("same", (limiter, dispatched, before, pool) -> {
-      Future<Decision> first = pool.submit(() -> limiter.limit("same", "k", 1));
+      Future<Decision> first = pool.submit(() -> limiter.named("same").limit("k", 1));
       await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 1);
       Queue<Thread> threads = new ConcurrentLinkedQueue<>();
-      List<Future<Decision>> later = List.of(submitNoted(pool, threads, () -> limiter.limit("same", "k", 1)),
-          submitNoted(pool, threads, () -> limiter.limit("same", "k", 1)));
+      List<Future<Decision>> later = List.of(submitNoted(pool, threads, () -> limiter.named("same").limit("k", 1)),
+          submitNoted(pool, threads, () -> limiter.named("same").limit("k", 1)));
       await().atMost(Duration.ofSeconds(10)).until(() -> parked(threads, 2) && dispatched.store.backlog().pending() == 3);
       assertThat(dispatched.scriptCalls.get()).as("held behind the call on their key").isEqualTo(before + 1);
       server.call("CLIENT", "UNPAUSE");
@@ -223,11 +223,11 @@ class CoalescingIT {
   @Test
   void requestAfterAnAsynchronousOne_waitsForItsCall() throws Exception {
     whilePaused("after", (limiter, dispatched, before, pool) -> {
-      CompletableFuture<Decision> first = limiter.limitAsync("after", "k", 1).toCompletableFuture();
+      CompletableFuture<Decision> first = limiter.named("after").limitAsync("k", 1).toCompletableFuture();
       assertThat(dispatched.scriptCalls.get()).as("sent as it was taken on").isEqualTo(before + 1);
-      CompletableFuture<Decision> second = limiter.limitAsync("after", "k", 1).toCompletableFuture();
+      CompletableFuture<Decision> second = limiter.named("after").limitAsync("k", 1).toCompletableFuture();
       Queue<Thread> threads = new ConcurrentLinkedQueue<>();
-      Future<Decision> third = submitNoted(pool, threads, () -> limiter.limit("after", "k", 1));
+      Future<Decision> third = submitNoted(pool, threads, () -> limiter.named("after").limit("k", 1));
       await().atMost(Duration.ofSeconds(10)).until(() -> parked(threads, 1) && dispatched.store.backlog().pending() == 3);
       assertThat(dispatched.scriptCalls.get()).as("held behind the asynchronous call").isEqualTo(before + 1);
       server.call("CLIENT", "UNPAUSE");
@@ -251,7 +251,7 @@ class CoalescingIT {
   private static void whilePaused(String name, WhilePaused test) throws Exception {
     try (Dispatched dispatched = new Dispatched(server.uri(), Duration.ofSeconds(30), ClientOptions.create())) {
       RateLimiter limiter = dispatched.limiter(name, "token-bucket rate=10 period=365d", FailurePolicy.CLOSED);
-      assertThat(limiter.limit(name, "warm", 1).allowed()).isTrue();
+      assertThat(limiter.named(name).limit("warm", 1).allowed()).isTrue();
       int before = dispatched.scriptCalls.get();
       ExecutorService pool = Executors.newFixedThreadPool(3);
       server.call("CLIENT", "PAUSE", "20000", "WRITE");

@@ -69,7 +69,7 @@ class DistributedIT {
             done.add(pool.submit(() -> {
               start.await();
               for (int i = 0; i < callsPerThread; i++) {
-                if (node.limit("api", "hot", 1).allowed()) {
+                if (node.named("api").limit("hot", 1).allowed()) {
                   admitted.incrementAndGet();
                 }
               }
@@ -85,7 +85,7 @@ class DistributedIT {
         pool.shutdownNow();
       }
       assertThat(admitted.get()).isEqualTo(1000);
-      assertThat(first.check("api", "hot", 0).remaining()).isCloseTo(0, within(0.01));
+      assertThat(first.named("api").check("hot", 0).remaining()).isCloseTo(0, within(0.01));
     }
   }
 
@@ -98,10 +98,10 @@ class DistributedIT {
         "quota", "quota rate=10 cadence=day"};
     try (RateLimiter a = node(early, limits); RateLimiter b = node(late, limits)) {
       for (String name : List.of("bucket", "window", "quota")) {
-        assertThat(a.limit(name, "k", 4).allowed()).isTrue();
-        assertThat(b.limit(name, "k", 6).allowed()).as("%s: b sees what a took", name).isTrue();
-        Decision deniedOnA = a.limit(name, "k", 1);
-        Decision deniedOnB = b.limit(name, "k", 1);
+        assertThat(a.named(name).limit("k", 4).allowed()).isTrue();
+        assertThat(b.named(name).limit("k", 6).allowed()).as("%s: b sees what a took", name).isTrue();
+        Decision deniedOnA = a.named(name).limit("k", 1);
+        Decision deniedOnB = b.named(name).limit("k", 1);
         assertThat(deniedOnA.allowed()).isFalse();
         assertThat(deniedOnB.allowed()).isFalse();
         // the same waits, up to the real time between the two calls (a local clock would put the

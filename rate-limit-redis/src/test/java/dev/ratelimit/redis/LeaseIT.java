@@ -186,16 +186,16 @@ class LeaseIT {
         .limit("open", "token-bucket rate=1000 period=365d lease=20 failure=open")
         .limit("closed", "token-bucket rate=1000 period=365d lease=20 failure=closed").build()) {
       for (int i = 0; i < 2; i++) { // alone, then 1 + 20
-        assertThat(limiter.limit("open", "k", 1).allowed()).isTrue();
-        assertThat(limiter.limit("closed", "k", 1).allowed()).isTrue();
+        assertThat(limiter.named("open").limit("k", 1).allowed()).isTrue();
+        assertThat(limiter.named("closed").limit("k", 1).allowed()).isTrue();
       }
       server.pause();
       try {
         for (int i = 0; i < 20; i++) {
-          assertThat(limiter.limit("closed", "k", 1).allowed()).isTrue(); // leased before the outage
+          assertThat(limiter.named("closed").limit("k", 1).allowed()).isTrue(); // leased before the outage
         }
-        assertThatThrownBy(() -> limiter.limit("closed", "k", 1)).isInstanceOf(StoreUnavailableException.class);
-        Decision open = limiter.limit("open", "k", 1);
+        assertThatThrownBy(() -> limiter.named("closed").limit("k", 1)).isInstanceOf(StoreUnavailableException.class);
+        Decision open = limiter.named("open").limit("k", 1);
         assertThat(open.allowed()).isTrue();
         assertThat(open.remaining()).isEqualTo(1000); // open: remaining = limit = capacity (§4.4)
       } finally {

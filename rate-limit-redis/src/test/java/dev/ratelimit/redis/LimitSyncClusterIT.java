@@ -38,11 +38,11 @@ class LimitSyncClusterIT {
   @Test
   void replaceOnOneNode_isInForceOnTheOtherAfterItsPoll_andOnANodeStartedLater() {
     try (RateLimiter a = node(); RateLimiter b = node()) {
-      a.replace("api", "token-bucket rate=5 period=1h");
+      a.named("api").replace("token-bucket rate=5 period=1h");
       ((RedisStore) b.store()).limitSync().poll();
       assertThat(b.limits().get("api")).isEqualTo(Limit.parse("token-bucket rate=5 period=1h"));
-      assertThat(b.limit("api", "k", 5).allowed()).isTrue();
-      assertThat(a.limit("api", "k", 1).allowed()).isFalse();
+      assertThat(b.named("api").limit("k", 5).allowed()).isTrue();
+      assertThat(a.named("api").limit("k", 1).allowed()).isFalse();
       try (RateLimiter later = node()) {
         assertThat(later.limits().get("api")).isEqualTo(Limit.parse("token-bucket rate=5 period=1h"));
       }

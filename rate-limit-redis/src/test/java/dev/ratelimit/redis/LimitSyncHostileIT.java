@@ -185,7 +185,7 @@ class LimitSyncHostileIT {
     assertThat(warnings()).singleElement().asString().contains("\"~version\"", Integer.toString(20 * MB), "not a count");
 
     server.call("HDEL", "ratelimit:limits", "~version");
-    other.replace("api", "token-bucket rate=5 period=1h");
+    other.named("api").replace("token-bucket rate=5 period=1h");
     poll(node);
     assertThat(node.limits().get("api")).isEqualTo(Limit.parse("token-bucket rate=5 period=1h"));
     assertEveryLineSafe();
@@ -298,7 +298,7 @@ class LimitSyncHostileIT {
     RateLimiter other = node();
 
     await().atMost(Duration.ofSeconds(10)).until(() -> evals.get() > 4);
-    other.replace("api", "token-bucket rate=5 period=1h");
+    other.named("api").replace("token-bucket rate=5 period=1h");
 
     await().atMost(Duration.ofSeconds(10)).until(() -> node.limits().get("api").equals(Limit.parse("token-bucket rate=5 period=1h")));
     assertThat(warnings()).singleElement().asString().contains("java.lang.OutOfMemoryError", "\"Java heap space\"");

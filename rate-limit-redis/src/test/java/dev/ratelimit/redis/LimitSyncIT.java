@@ -107,7 +107,7 @@ class LimitSyncIT {
   void replaceOnOneNode_isInForceOnTheOtherAfterItsPoll_whichDecidesByItExactly() {
     RateLimiter a = node(NEVER);
     RateLimiter b = node(NEVER);
-    assertThat(a.replace("api", NEW)).isEqualTo(Limit.parse(OLD));
+    assertThat(a.named("api").replace(NEW)).isEqualTo(Limit.parse(OLD));
     assertThat(b.limits().get("api")).as("not before b polls").isEqualTo(Limit.parse(OLD));
 
     poll(b);
@@ -115,12 +115,12 @@ class LimitSyncIT {
     assertThat(b.limits().get("api")).isEqualTo(Limit.parse(NEW));
     int admitted = 0;
     for (int i = 0; i < 8; i++) {
-      if (b.limit("api", "k", 1).allowed()) {
+      if (b.named("api").limit("k", 1).allowed()) {
         admitted++;
       }
     }
     assertThat(admitted).as("the new capacity, on b").isEqualTo(5);
-    assertThat(a.limit("api", "k", 1).allowed()).as("a shares the key's state under the same limit").isFalse();
+    assertThat(a.named("api").limit("k", 1).allowed()).as("a shares the key's state under the same limit").isFalse();
     String version = (String) server.call("HGET", "ratelimit:limits", "~version");
     assertThat((String) server.call("HGET", "ratelimit:limits", "api")).startsWith(version + " ").endsWith(" " + NEW);
     poll(a);
@@ -132,16 +132,16 @@ class LimitSyncIT {
   void planChange_reachesTheOtherNode_andOnlyThatPlan() {
     RateLimiter a = node(NEVER);
     RateLimiter b = node(NEVER);
-    a.replace("api", "pro", Limit.parse("token-bucket rate=60 period=1h"));
+    a.named("api").onPlan("pro").replace(Limit.parse("token-bucket rate=60 period=1h"));
     poll(b);
     assertThat(b.plans().get("api").get("pro")).isEqualTo(Limit.parse("token-bucket rate=60 period=1h"));
     assertThat(b.limits().get("api")).isEqualTo(Limit.parse(OLD));
-    assertThat(b.limit("api", "pro", "k", 60).allowed()).isTrue();
-    assertThat(b.limit("api", "pro", "k", 1).allowed()).as("the new plan's capacity, spent").isFalse();
-    assertThat(b.limit("api", "k", 1).allowed())
+    assertThat(b.named("api").onPlan("pro").limit("k", 60).allowed()).isTrue();
+    assertThat(b.named("api").onPlan("pro").limit("k", 1).allowed()).as("the new plan's capacity, spent").isFalse();
+    assertThat(b.named("api").limit("k", 1).allowed())
         .as("one state per key across plans: the 60 used stay used on the default plan, capped by its 3").isFalse();
-    assertThat(b.limit("api", "other", 3).allowed()).as("the default plan, unchanged").isTrue();
-    assertThat(b.limit("api", "other", 1).allowed()).isFalse();
+    assertThat(b.named("api").limit("other", 3).allowed()).as("the default plan, unchanged").isTrue();
+    assertThat(b.named("api").limit("other", 1).allowed()).isFalse();
   }
 
   @Test
@@ -151,19 +151,19 @@ class LimitSyncIT {
     Duration bound = Duration.ofSeconds(8);
     RateLimiter a = node(interval);
     RateLimiter b = node(interval);
-    a.replace("api", NEW);
+    a.named("api").replace(NEW);
     long replaced = System.nanoTime();
     await().atMost(bound).pollInterval(Duration.ofMillis(10)).until(() -> b.limits().get("api").equals(Limit.parse(NEW)));
     assertThat(Duration.ofNanos(System.nanoTime() - replaced)).isLessThanOrEqualTo(bound);
-    assertThat(b.limit("api", "k", 5).allowed()).isTrue();
-    assertThat(b.limit("api", "k", 1).allowed()).isFalse();
+    assertThat(b.named("api").limit("k", 5).allowed()).isTrue();
+    assertThat(b.named("api").limit("k", 1).allowed()).isFalse();
   }
 
   @Test
   void twoNodesChangingOneLimitAtOnce_allEndOnTheLastWrite() throws Exception {
     RateLimiter a = node(NEVER);
     RateLimiter b = node(NEVER);
-    a.replace("login", "fixed-window rate=7 period=1h");
+    a.named("login").replace("fixed-window rate=7 period=1h");
     long first = Long.parseLong((String) server.call("HGET", "ratelimit:limits", "~version"));
     ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
@@ -175,7 +175,7 @@ class LimitSyncIT {
         done.add(pool.submit(() -> {
           start.await();
           for (int i = 1; i <= 25; i++) {
-            node.replace("api", "token-bucket rate=" + (thread * 100 + i) + " period=1h");
+            node.named("api").replace("token-bucket rate=" + (thread * 100 + i) + " period=1h");
           }
           return null;
         }));
@@ -225,7 +225,7 @@ class LimitSyncIT {
   @Test
   void aNodeStartedAfterAChange_decidesByItFromItsFirstCall_untilTheChangeIsRemovedFromRedis() {
     RateLimiter a = node(NEVER);
-    a.replace("api", NEW);
+    a.named("api").replace(NEW);
     a.close();
     nodes.remove(a);
 
@@ -239,7 +239,7 @@ class LimitSyncIT {
     assertThat(restarted.limits().get("api")).isEqualTo(Limit.parse(OLD));
 
     // or every change at once: delete the hash
-    restarted.replace("login", "fixed-window rate=9 period=1h");
+    restarted.named("login").replace("fixed-window rate=9 period=1h");
     server.command("DEL", "ratelimit:limits");
     poll(restarted);
     assertThat(restarted.limits().get("login")).isEqualTo(Limit.parse("fixed-window rate=2 period=1h"));
@@ -249,10 +249,10 @@ class LimitSyncIT {
   void aChangeAfterTheHashWasLost_isNotTakenForOneSeenBefore() {
     RateLimiter a = node(NEVER);
     RateLimiter b = node(NEVER);
-    a.replace("api", NEW);
+    a.named("api").replace(NEW);
     poll(b);
     server.command("FLUSHALL"); // b does not poll while the hash is gone
-    a.replace("login", "fixed-window rate=9 period=1h");
+    a.named("login").replace("fixed-window rate=9 period=1h");
     poll(b);
     assertThat(b.limits().get("login")).isEqualTo(Limit.parse("fixed-window rate=9 period=1h"));
     assertThat(b.limits().get("api")).as("the lost change is gone on b too").isEqualTo(Limit.parse(OLD));
@@ -266,7 +266,7 @@ class LimitSyncIT {
     try (RateLimiter limiter = RateLimiter.builder().store(store).limit("api", OLD).build()) {
       store.syncLimits(limiter);
       own.close();
-      assertThatThrownBy(() -> limiter.replace("api", NEW)).isInstanceOf(StoreUnavailableException.class)
+      assertThatThrownBy(() -> limiter.named("api").replace(NEW)).isInstanceOf(StoreUnavailableException.class)
           .hasMessageContaining("api");
       assertThat(limiter.limits().get("api")).isEqualTo(Limit.parse(OLD));
     } finally {

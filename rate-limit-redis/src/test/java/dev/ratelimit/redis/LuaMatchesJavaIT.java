@@ -207,39 +207,39 @@ class LuaMatchesJavaIT {
   /** A request as Java decides it; {@code null} for a reset. */
   private static Decision apply(RateLimiter limiter, int op, String key, double count) {
     if (op == 9) {
-      limiter.reset("l", key);
+      limiter.named("l").reset(key);
       return null;
     }
     if (op < 5) {
-      return limiter.limit("l", key, count);
+      return limiter.named("l").limit(key, count);
     }
     if (op < 8) {
-      return limiter.check("l", key, count);
+      return limiter.named("l").check(key, count);
     }
     if (op == 8) {
-      return limiter.refund("l", key, count);
+      return limiter.named("l").refund(key, count);
     }
     if (op < 12) {
-      return limiter.take("l", key, count);
+      return limiter.named("l").take(key, count);
     }
-    return limiter.reserve("l", key, count);
+    return limiter.named("l").reserve(key, count);
   }
 
   /** The same request without waiting for its decision; a reset completes with {@code null}. */
   private static CompletableFuture<Decision> applyAsync(RateLimiter limiter, int op, String key, double count) {
     CompletionStage<Decision> decision;
     if (op == 9) {
-      decision = limiter.resetAsync("l", key).thenApply(done -> null);
+      decision = limiter.named("l").resetAsync(key).thenApply(done -> null);
     } else if (op < 5) {
-      decision = limiter.limitAsync("l", key, count);
+      decision = limiter.named("l").limitAsync(key, count);
     } else if (op < 8) {
-      decision = limiter.checkAsync("l", key, count);
+      decision = limiter.named("l").checkAsync(key, count);
     } else if (op == 8) {
-      decision = limiter.refundAsync("l", key, count);
+      decision = limiter.named("l").refundAsync(key, count);
     } else if (op < 12) {
-      decision = limiter.takeAsync("l", key, count);
+      decision = limiter.named("l").takeAsync(key, count);
     } else {
-      decision = limiter.reserveAsync("l", key, count);
+      decision = limiter.named("l").reserveAsync(key, count);
     }
     return decision.toCompletableFuture();
   }

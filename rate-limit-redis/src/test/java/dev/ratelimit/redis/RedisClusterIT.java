@@ -7,7 +7,7 @@ import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.contract.RateLimitStoreContract;
 import dev.ratelimit.limiter.Decisions;
-import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.NamedLimiter;
 import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.RateLimitStore;
 import io.lettuce.core.RedisURI;
@@ -76,7 +76,7 @@ class RedisClusterIT extends RateLimitStoreContract {
     RateLimiter limiter = RateLimiter.builder().store(shared).storeFailure(FailurePolicy.CLOSED)
         .limit("spread", "token-bucket rate=10 period=1h").build();
     for (int i = 0; i < 30; i++) {
-      assertThat(limiter.limit("spread", "user-" + i, 1).allowed()).isTrue();
+      assertThat(limiter.named("spread").limit("user-" + i, 1).allowed()).isTrue();
     }
     assertThat(cluster.nodes()).allSatisfy(node -> assertThat((Long) node.call("DBSIZE")).isPositive());
   }
@@ -86,11 +86,11 @@ class RedisClusterIT extends RateLimitStoreContract {
     RateLimiter limiter = RateLimiter.builder().store(shared).storeFailure(FailurePolicy.CLOSED)
         .limit("minute", "token-bucket rate=5 period=1h").limit("daily", "fixed-window rate=3 period=1d").build();
     assertThat(SlotHash.getSlot("ratelimit:{minute:u}")).isNotEqualTo(SlotHash.getSlot("ratelimit:{daily:u}"));
-    Decisions first = limiter.limitAll(LimitCall.of("minute", "u", 2), LimitCall.of("daily", "u", 2));
+    Decisions first = limiter.limitAll(limiter.named("minute").call("u", 2), limiter.named("daily").call("u", 2));
     assertThat(first.allowed()).isTrue();
-    Decisions denied = limiter.limitAll(LimitCall.of("minute", "u", 2), LimitCall.of("daily", "u", 2));
+    Decisions denied = limiter.limitAll(limiter.named("minute").call("u", 2), limiter.named("daily").call("u", 2));
     assertThat(denied.allowed()).isFalse();
     assertThat(denied.decisions().get(1).allowed()).isFalse();
-    assertThat(limiter.check("minute", "u", 0).remaining()).as("given back").isCloseTo(3, within(1e-3));
+    assertThat(limiter.named("minute").check("u", 0).remaining()).as("given back").isCloseTo(3, within(1e-3));
   }
 }

@@ -83,8 +83,8 @@ class RedisFailureIT {
     RateLimiter limiter = builder.build();
     for (int i = 0; i < LIMITS.length; i += 2) {
       // every bucket empty on Redis: from here on Redis denies, and only a policy admits
-      assertThat(limiter.limit(LIMITS[i], "k", 5).allowed()).isTrue();
-      assertThat(limiter.limit(LIMITS[i], "k", 1).allowed()).isFalse();
+      assertThat(limiter.named(LIMITS[i]).limit("k", 5).allowed()).isTrue();
+      assertThat(limiter.named(LIMITS[i]).limit("k", 1).allowed()).isFalse();
     }
     return limiter;
   }
@@ -106,7 +106,7 @@ class RedisFailureIT {
             long start = System.nanoTime();
             Outcome outcome;
             try {
-              outcome = limiter.limit(limit, "k", 1).allowed() ? Outcome.ADMITTED : Outcome.DENIED;
+              outcome = limiter.named(limit).limit("k", 1).allowed() ? Outcome.ADMITTED : Outcome.DENIED;
             } catch (StoreUnavailableException e) {
               if (firstUnavailable == null) {
                 firstUnavailable = e;
@@ -192,7 +192,7 @@ class RedisFailureIT {
       waiting().atMost(Duration.ofSeconds(10)).until(() -> limiter.storeAvailable()
           && load.saw("open", Outcome.DENIED, restarted) && load.saw("closed", Outcome.DENIED, restarted)
           && server.call("EXISTS", "ratelimit:{local:k}").equals(1L)
-          && limiter.check("local", "k", 0).remaining() < 1e-3);
+          && limiter.named("local").check("k", 0).remaining() < 1e-3);
       long back = System.nanoTime();
       waiting().atMost(Duration.ofSeconds(5)).until(() -> load.since(back).size() > 300);
       assertThat(load.since(back)).as("decided on Redis again: its buckets are empty once more")
@@ -210,28 +210,28 @@ class RedisFailureIT {
     try {
       server.pause();
       long start = System.nanoTime();
-      assertThatThrownBy(() -> limiter.limit("closed", "k", 1)).isInstanceOf(StoreUnavailableException.class)
+      assertThatThrownBy(() -> limiter.named("closed").limit("k", 1)).isInstanceOf(StoreUnavailableException.class)
           .hasMessageContaining("Redis at " + server.uri() + " unavailable")
           .hasMessageContaining("500 ms");
       long waited = (System.nanoTime() - start) / 1_000_000;
       assertThat(waited).isBetween(TIMEOUT.toMillis() - 20, TIMEOUT.toMillis() + SLACK_MILLIS);
 
       long next = System.nanoTime();
-      assertThat(limiter.limit("open", "k", 1).allowed()).isTrue();
-      assertThat(limiter.limit("local", "k", 1).allowed()).isTrue();
-      assertThatThrownBy(() -> limiter.limit("closed", "k", 1)).isInstanceOf(StoreUnavailableException.class);
+      assertThat(limiter.named("open").limit("k", 1).allowed()).isTrue();
+      assertThat(limiter.named("local").limit("k", 1).allowed()).isTrue();
+      assertThatThrownBy(() -> limiter.named("closed").limit("k", 1)).isInstanceOf(StoreUnavailableException.class);
       assertThat((System.nanoTime() - next) / 1_000_000).as("the store is skipped while it is down")
           .isLessThan(TIMEOUT.toMillis());
 
       server.resume();
       waiting().atMost(Duration.ofSeconds(10)).until(() -> {
         try {
-          return !limiter.limit("closed", "k", 1).allowed() && limiter.storeAvailable();
+          return !limiter.named("closed").limit("k", 1).allowed() && limiter.storeAvailable();
         } catch (StoreUnavailableException stillDown) {
           return false;
         }
       });
-      assertThat(limiter.limit("open", "k", 1).allowed()).as("decided on Redis again: empty").isFalse();
+      assertThat(limiter.named("open").limit("k", 1).allowed()).as("decided on Redis again: empty").isFalse();
     } finally {
       limiter.close();
     }

@@ -8,7 +8,7 @@ import dev.ratelimit.DecisionListener;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.contract.VirtualThreads;
 import dev.ratelimit.limiter.Decisions;
-import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.NamedLimiter;
 import dev.ratelimit.limiter.RateLimiter;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.event.command.CommandFailedEvent;
@@ -262,7 +262,7 @@ class RedisLoadIT {
 
     long start = redisMillis();
     List<Decision> acquired = atOnce(callers.pool(n), n,
-        i -> () -> on.get(i % nodes).acquire("hot", "k", 1, Duration.ofMinutes(1)));
+        i -> () -> on.get(i % nodes).named("hot").acquire("k", 1, Duration.ofMinutes(1)));
     long end = redisMillis();
 
     assertDecidedByRedisAlone(heard);
@@ -284,7 +284,7 @@ class RedisLoadIT {
 
     // each caller twice on its own key (on each node, with two): admitted, then denied
     List<boolean[]> outcomes = atOnce(callers.pool(n), n, i -> () -> new boolean[] {
-        on.get(i % nodes).limit("api", "k" + i).allowed(), on.get((i + 1) % nodes).limit("api", "k" + i).allowed()});
+        on.get(i % nodes).named("api").limit("k" + i).allowed(), on.get((i + 1) % nodes).named("api").limit("k" + i).allowed()});
 
     assertDecidedByRedisAlone(heard);
     assertThat(heard.byRedis.sum()).isEqualTo(2L * n);
@@ -302,7 +302,10 @@ class RedisLoadIT {
 
     // all or nothing: the shared key holds half the callers' units, each caller's own key one
     List<Decisions> outcomes = atOnce(callers.pool(n), n,
-        i -> () -> on.get(i % nodes).limitAll(LimitCall.of("shared", "s"), LimitCall.of("own", "k" + i)));
+        i -> () -> {
+          RateLimiter node = on.get(i % nodes);
+          return node.limitAll(node.named("shared").call("s"), node.named("own").call("k" + i));
+        });
 
     assertDecidedByRedisAlone(heard);
     assertThat(heard.byRedis.sum()).isEqualTo(2L * n);
@@ -317,13 +320,13 @@ class RedisLoadIT {
     RateLimiter limiter = RateLimiter.builder().store(store).listener(heard)
         .limit("api", "token-bucket rate=1 period=1h").build();
     closing.add(limiter);
-    assertThat(limiter.limit("api", "warm").allowed()).isTrue();
+    assertThat(limiter.named("api").limit("warm").allowed()).isTrue();
 
     List<CompletableFuture<Decision>> burst = new ArrayList<>();
     server.call("CLIENT", "PAUSE", "10000", "WRITE"); // nothing answered while the burst comes
     try {
       for (int i = 0; i < 1000; i++) {
-        burst.add(limiter.limitAsync("api", "k" + i, 1).toCompletableFuture());
+        burst.add(limiter.named("api").limitAsync("k" + i, 1).toCompletableFuture());
       }
     } finally {
       server.call("CLIENT", "UNPAUSE");
@@ -340,7 +343,7 @@ class RedisLoadIT {
     assertThat(heard.byPolicy.sum()).isZero();
     assertThat(heard.byRedis.sum()).as("the refused are no decisions").isEqualTo(1 + 100);
     assertThat(limiter.storeAvailable()).isTrue();
-    assertThat(limiter.limit("api", "k999").allowed()).as("a refused call took nothing").isTrue();
+    assertThat(limiter.named("api").limit("k999").allowed()).as("a refused call took nothing").isTrue();
   }
 
   @Test
@@ -367,7 +370,7 @@ class RedisLoadIT {
         done.add(pool.submit(() -> {
           List<CompletableFuture<Decision>> mine = new ArrayList<>();
           for (int i = 0; i < asyncEach; i++) {
-            mine.add(limiter.limitAsync("api", "a" + i, 1).toCompletableFuture());
+            mine.add(limiter.named("api").limitAsync("a" + i, 1).toCompletableFuture());
           }
           for (CompletableFuture<Decision> decision : mine) {
             assertThat(decision.get(1, TimeUnit.MINUTES).allowed()).isTrue();
@@ -378,7 +381,7 @@ class RedisLoadIT {
       for (int t = 0; t < syncCallers; t++) {
         done.add(pool.submit(() -> {
           for (int i = 0; i < syncEach; i++) {
-            assertThat(limiter.limit("api", "s" + i).allowed()).isTrue();
+            assertThat(limiter.named("api").limit("s" + i).allowed()).isTrue();
           }
           return null;
         }));

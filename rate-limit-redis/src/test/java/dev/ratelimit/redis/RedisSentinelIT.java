@@ -48,22 +48,22 @@ class RedisSentinelIT {
     RedisStore store = RedisStore.builder().uri(sentinel.uri()).commandTimeout(Duration.ofSeconds(1)).build();
     try (RateLimiter limiter = RateLimiter.builder().store(store).storeFailure(FailurePolicy.CLOSED)
         .storeRetry(Duration.ofMillis(100)).limit("api", "token-bucket rate=5 period=365d").build()) {
-      assertThat(limiter.limit("api", "k", 3).allowed()).isTrue();
+      assertThat(limiter.named("api").limit("k", 3).allowed()).isTrue();
       assertThat(master.call("EXISTS", "ratelimit:{api:k}")).as("on the master").isEqualTo(1L);
       assertThat(master.call("WAIT", "1", "4000")).as("replicated").isEqualTo(1L);
 
       master.kill();
       await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
         try {
-          return limiter.check("api", "k", 0).remaining() < 5;
+          return limiter.named("api").check("k", 0).remaining() < 5;
         } catch (StoreUnavailableException duringFailover) {
           return false;
         }
       });
       assertThat(((String) replica.call("INFO", "replication"))).contains("role:master");
-      assertThat(limiter.check("api", "k", 0).remaining()).as("the replicated state").isCloseTo(2, within(1e-3));
-      assertThat(limiter.limit("api", "k", 2).allowed()).isTrue();
-      assertThat(limiter.limit("api", "k", 1).allowed()).isFalse();
+      assertThat(limiter.named("api").check("k", 0).remaining()).as("the replicated state").isCloseTo(2, within(1e-3));
+      assertThat(limiter.named("api").limit("k", 2).allowed()).isTrue();
+      assertThat(limiter.named("api").limit("k", 1).allowed()).isFalse();
     }
   }
 }

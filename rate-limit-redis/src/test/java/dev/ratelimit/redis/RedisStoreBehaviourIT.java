@@ -8,7 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.limiter.Decisions;
-import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.NamedLimiter;
 import dev.ratelimit.limiter.RateLimiter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,7 +71,7 @@ class RedisStoreBehaviourIT {
   void limit_setsTheKeyToExpireWhenItsStateIsFreshAgain(String spec) {
     RateLimiter limiter = limiter(store, "e" + PREFIXES.incrementAndGet(), spec);
     String name = limiter.limits().keySet().iterator().next();
-    Decision decision = limiter.limit(name, "k", 3);
+    Decision decision = limiter.named(name).limit("k", 3);
     long ttl = pttl("ratelimit:{" + name + ":k}");
     assertThat(ttl).as("PTTL against resetAfter %s", decision.resetAfterMillis())
         .isBetween(decision.resetAfterMillis() - 2000, decision.resetAfterMillis());
@@ -89,7 +89,7 @@ class RedisStoreBehaviourIT {
     // it, so it moves to 101 s + 12.6 s; 5,000 more: 106 s, within that, so it is kept; 20,000
     // more: 126 s, past it, so it moves again
     for (long units : new long[] {100_000, 1_000, 5_000, 20_000}) {
-      Decision decision = limiter.limit("slack", "k", units);
+      Decision decision = limiter.named("slack").limit("k", units);
       assertThat(decision.allowed()).isTrue();
       long reset = decision.resetAfterMillis();
       assertThat(pttl(key)).as("PTTL after taking %s, against resetAfter %s", units, reset)
@@ -101,29 +101,29 @@ class RedisStoreBehaviourIT {
   void freshState_isDeletedAndExpiryNeverChangesADecision() {
     RateLimiter limiter = limiter(store, "fresh", "token-bucket rate=100 period=1s capacity=10");
     String key = "ratelimit:{fresh:k}";
-    limiter.limit("fresh", "k", 4);
+    limiter.named("fresh").limit("k", 4);
     assertThat(server.call("EXISTS", key)).isEqualTo(1L);
-    assertThat(limiter.refund("fresh", "k", 4).remaining()).isEqualTo(10);
+    assertThat(limiter.named("fresh").refund("k", 4).remaining()).isEqualTo(10);
     assertThat(server.call("EXISTS", key)).as("a refund back to full deletes the key").isEqualTo(0L);
 
-    Decision taken = limiter.limit("fresh", "k", 1);
+    Decision taken = limiter.named("fresh").limit("k", 1);
     assertThat(taken.resetAfterMillis()).isBetween(1L, 10L);
     await().atMost(Duration.ofSeconds(5)).until(() -> server.call("EXISTS", key).equals(0L));
-    assertThat(limiter.check("fresh", "k", 0).remaining()).as("expired: exactly full, as it was anyway").isEqualTo(10);
+    assertThat(limiter.named("fresh").check("k", 0).remaining()).as("expired: exactly full, as it was anyway").isEqualTo(10);
   }
 
   @Test
   void scripts_runAgainAfterRedisForgetsThem() {
     // Redis 7 runs them as functions (FCALL; FUNCTION LOAD when the server does not know them)
     RateLimiter limiter = limiter(store, "flush", "token-bucket rate=5 period=1h");
-    limiter.limit("flush", "k", 1);
+    limiter.named("flush").limit("k", 1);
     server.call("SCRIPT", "FLUSH");
     server.call("FUNCTION", "FLUSH");
     long loads = server.calls("function|load");
-    assertThat(limiter.limit("flush", "k", 1).remaining()).isCloseTo(3, within(1e-3));
+    assertThat(limiter.named("flush").limit("k", 1).remaining()).isCloseTo(3, within(1e-3));
     assertThat(server.calls("function|load")).as("Function not found, then FUNCTION LOAD").isEqualTo(loads + 1);
     long calls = scriptCalls();
-    assertThat(limiter.limit("flush", "k", 1).remaining()).isCloseTo(2, within(1e-3));
+    assertThat(limiter.named("flush").limit("k", 1).remaining()).isCloseTo(2, within(1e-3));
     assertThat(scriptCalls()).isEqualTo(calls + 1);
     assertThat(server.calls("function|load")).as("loaded again").isEqualTo(loads + 1);
   }
@@ -194,7 +194,7 @@ class RedisStoreBehaviourIT {
   void scriptErrors_surfaceAsIllegalStateExceptionsNamingTheScript() {
     RateLimiter limiter = limiter(store, "wrong", "token-bucket rate=5 period=1h");
     server.call("HSET", "ratelimit:{wrong:k}", "someone", "else");
-    assertThatThrownBy(() -> limiter.limit("wrong", "k", 1))
+    assertThatThrownBy(() -> limiter.named("wrong").limit("k", 1))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("Redis at " + server.uri())
         .hasMessageContaining("token-bucket script")
@@ -208,7 +208,7 @@ class RedisStoreBehaviourIT {
     long before = scriptCalls();
     List<CompletableFuture<Decision>> decisions = new ArrayList<>();
     for (int i = 0; i < 500; i++) {
-      decisions.add(limiter.limitAsync("hot", "k", 1).toCompletableFuture());
+      decisions.add(limiter.named("hot").limitAsync("k", 1).toCompletableFuture());
     }
     for (int i = 0; i < decisions.size(); i++) {
       assertThat(decisions.get(i).join().remaining()).as("request %d, decided in order", i).isCloseTo(999 - i, within(1e-3));
@@ -222,7 +222,7 @@ class RedisStoreBehaviourIT {
     long before = scriptCalls();
     List<CompletableFuture<Decision>> decisions = new ArrayList<>();
     for (int i = 0; i < 600; i++) {
-      decisions.add(limiter.limitAsync("many", "user-" + i % 12, 1).toCompletableFuture());
+      decisions.add(limiter.named("many").limitAsync("user-" + i % 12, 1).toCompletableFuture());
     }
     for (int i = 0; i < decisions.size(); i++) {
       Decision decision = decisions.get(i).join();
@@ -242,11 +242,11 @@ class RedisStoreBehaviourIT {
       long before = scriptCalls();
       List<CompletableFuture<Decision>> decisions = new ArrayList<>();
       for (int i = 0; i < 200; i++) {
-        decisions.add(limiter.limitAsync("one", "k", 1).toCompletableFuture());
+        decisions.add(limiter.named("one").limitAsync("k", 1).toCompletableFuture());
       }
       decisions.forEach(CompletableFuture::join);
       assertThat(scriptCalls() - before).isEqualTo(200);
-      assertThat(limiter.check("one", "k", 0).remaining()).isCloseTo(800, within(1e-3));
+      assertThat(limiter.named("one").check("k", 0).remaining()).isCloseTo(800, within(1e-3));
     }
   }
 
@@ -255,34 +255,34 @@ class RedisStoreBehaviourIT {
     RateLimiter limiter = limiter(store, "burst", "token-bucket rate=5 period=1h", "daily",
         "fixed-window rate=3 period=1d", "log", "sliding-log rate=10 period=1h");
     long before = scriptCalls();
-    Decisions first = limiter.limitAll(LimitCall.of("burst", "u", 2), LimitCall.of("daily", "u", 2),
-        LimitCall.of("log", "u", 2));
+    Decisions first = limiter.limitAll(limiter.named("burst").call("u", 2), limiter.named("daily").call("u", 2),
+        limiter.named("log").call("u", 2));
     assertThat(first.allowed()).isTrue();
     assertThat(scriptCalls() - before).isEqualTo(1);
 
-    Decisions denied = limiter.limitAll(LimitCall.of("burst", "u", 2), LimitCall.of("daily", "u", 2),
-        LimitCall.of("log", "u", 2));
+    Decisions denied = limiter.limitAll(limiter.named("burst").call("u", 2), limiter.named("daily").call("u", 2),
+        limiter.named("log").call("u", 2));
     assertThat(denied.allowed()).isFalse();
     assertThat(scriptCalls() - before).isEqualTo(2);
-    assertThat(limiter.check("burst", "u", 0).remaining()).as("nothing taken").isCloseTo(3, within(1e-3));
-    assertThat(limiter.check("log", "u", 0).remaining()).as("nothing taken").isCloseTo(8, within(1e-3));
+    assertThat(limiter.named("burst").check("u", 0).remaining()).as("nothing taken").isCloseTo(3, within(1e-3));
+    assertThat(limiter.named("log").check("u", 0).remaining()).as("nothing taken").isCloseTo(8, within(1e-3));
   }
 
   @Test
   void stateWrittenAsText_isStillRead_andRewrittenPacked() {
     RateLimiter limiter = limiter(store, "text", "token-bucket rate=5 period=1h");
     String key = "ratelimit:{text:k}";
-    limiter.limit("text", "k", 1);
+    limiter.named("text").limit("k", 1);
     String fingerprint = ((String) server.call("GET", key)).substring(0, 8);
     // as the scripts wrote it before the packed form: word 0 (empty at t = 0), stamp 0, base now
     server.call("SET", key, fingerprint + " 0 0 " + System.currentTimeMillis());
-    Decision decision = limiter.limit("text", "k", 1);
+    Decision decision = limiter.named("text").limit("k", 1);
     assertThat(decision.allowed()).as("an empty bucket, not a fresh one").isFalse();
     assertThat(decision.remaining()).isLessThan(0.01);
     assertThat(((String) server.call("GET", key)).charAt(8)).as("a denial writes nothing").isEqualTo(' ');
-    limiter.refund("text", "k", 1);
+    limiter.named("text").refund("k", 1);
     assertThat(((String) server.call("GET", key)).charAt(8)).as("written back packed").isEqualTo('=');
-    assertThat(limiter.check("text", "k", 0).remaining()).as("read back: the unit given back, little more")
+    assertThat(limiter.named("text").check("k", 0).remaining()).as("read back: the unit given back, little more")
         .isBetween(1.0, 1.01);
   }
 
@@ -295,13 +295,13 @@ class RedisStoreBehaviourIT {
   void rebindingANameToAnotherLimit_carriesOverWithinAKind_elseStartsFresh() {
     try (RedisStore shared = storeWithPrefix("rebind", true)) {
       RateLimiter before = limiter(shared, "api", "token-bucket rate=5 period=1h");
-      assertThat(before.limit("api", "k", 5).allowed()).isTrue();
+      assertThat(before.named("api").limit("k", 5).allowed()).isTrue();
       RateLimiter after = limiter(shared, "api", "token-bucket rate=6 period=1h");
-      assertThat(after.check("api", "k", 0).remaining()).as("another token bucket: 5 used of 6").isCloseTo(1, within(1e-2));
+      assertThat(after.named("api").check("k", 0).remaining()).as("another token bucket: 5 used of 6").isCloseTo(1, within(1e-2));
       RateLimiter same = limiter(shared, "api", "token-bucket rate=5 period=1h");
-      assertThat(same.check("api", "k", 0).remaining()).as("the same limit: its state").isCloseTo(0, within(1e-2));
+      assertThat(same.named("api").check("k", 0).remaining()).as("the same limit: its state").isCloseTo(0, within(1e-2));
       RateLimiter window = limiter(shared, "api", "sliding-window rate=6 period=1h");
-      assertThat(window.check("api", "k", 0).remaining()).as("another kind: fresh").isEqualTo(6);
+      assertThat(window.named("api").check("k", 0).remaining()).as("another kind: fresh").isEqualTo(6);
     }
   }
 
@@ -315,11 +315,11 @@ class RedisStoreBehaviourIT {
     try (RedisStore shared = storeWithPrefix("stale", true)) {
       RateLimiter old = limiter(shared, "api", "token-bucket rate=10 period=365d");
       RateLimiter changed = limiter(shared, "api", "token-bucket rate=10 period=365d");
-      assertThat(old.limit("api", "k", 6).allowed()).isTrue();
-      changed.replace("api", "token-bucket rate=20 period=365d");
-      assertThat(changed.limit("api", "k", 10).remaining()).as("16 used of 20").isCloseTo(4, within(1e-3));
-      assertThat(old.limit("api", "k", 1).allowed()).as("the old limit reads 16 used, capped by 10").isFalse();
-      assertThat(changed.check("api", "k", 0).remaining()).as("a denial wrote nothing").isCloseTo(4, within(1e-3));
+      assertThat(old.named("api").limit("k", 6).allowed()).isTrue();
+      changed.named("api").replace("token-bucket rate=20 period=365d");
+      assertThat(changed.named("api").limit("k", 10).remaining()).as("16 used of 20").isCloseTo(4, within(1e-3));
+      assertThat(old.named("api").limit("k", 1).allowed()).as("the old limit reads 16 used, capped by 10").isFalse();
+      assertThat(changed.named("api").check("k", 0).remaining()).as("a denial wrote nothing").isCloseTo(4, within(1e-3));
     }
   }
 }

@@ -113,7 +113,7 @@ class SlowRedisIT {
         .listener((limit, decision, fallback) ->
             byPolicy.computeIfAbsent(String.valueOf(fallback), f -> new AtomicInteger()).incrementAndGet())
         .limit("open", SPEC + " failure=open").build()) {
-      assertThat(limiter.limit("open", "k", 1).remaining()).as("on Redis, script loaded").isLessThan(CAPACITY - 0.5);
+      assertThat(limiter.named("open").limit("k", 1).remaining()).as("on Redis, script loaded").isLessThan(CAPACITY - 0.5);
       RedisFuture<Long> busy = holdRedis(BUSY_MILLIS);
 
       long[] starts = new long[calls];
@@ -122,7 +122,7 @@ class SlowRedisIT {
       for (int i = 0; i < calls; i++) {
         int call = i;
         starts[i] = System.nanoTime();
-        decisions.add(limiter.limitAsync("open", "k", 1).toCompletableFuture()
+        decisions.add(limiter.named("open").limitAsync("k", 1).toCompletableFuture()
             .whenComplete((decision, failure) -> millis[call] = millisSince(starts[call])));
       }
       // the first `bound` wait on Redis: one call in flight, the others in the lane behind it; the
@@ -144,7 +144,7 @@ class SlowRedisIT {
             .isBetween(COMMAND_TIMEOUT.toMillis() - 20, COMMAND_TIMEOUT.toMillis() + MARGIN_MILLIS);
       }
       assertThat(limiter.storeAvailable()).isFalse();
-      Decision skipped = limiter.limitAsync("open", "k", 1).toCompletableFuture().get(1, TimeUnit.SECONDS);
+      Decision skipped = limiter.named("open").limitAsync("k", 1).toCompletableFuture().get(1, TimeUnit.SECONDS);
       assertThat(skipped.remaining()).as("the store down: the policy at once").isEqualTo(CAPACITY);
       assertThat(byPolicy).as("decisions heard by what decided them").containsOnlyKeys("null", "OPEN");
       assertThat(byPolicy.get("null").get()).as("the warm-up, on Redis").isEqualTo(1);
@@ -165,7 +165,7 @@ class SlowRedisIT {
     RedisStore store = store(1);
     try (RateLimiter limiter = RateLimiter.builder().store(store).storeRetry(Duration.ofHours(1))
         .limit("closed", SPEC + " failure=closed").build()) {
-      assertThat(limiter.limit("closed", "warm", 1).allowed()).isTrue();
+      assertThat(limiter.named("closed").limit("warm", 1).allowed()).isTrue();
       RedisFuture<Long> busy = holdRedis(BUSY_MILLIS);
 
       CountDownLatch go = new CountDownLatch(1);
@@ -182,7 +182,7 @@ class SlowRedisIT {
           }
           long start = System.nanoTime();
           try {
-            outcomes.add(limiter.limit("closed", key, 1));
+            outcomes.add(limiter.named("closed").limit(key, 1));
           } catch (RuntimeException e) {
             outcomes.add(e);
           }

@@ -52,9 +52,9 @@ class SurrogateKeysIT {
           .limit("login", "token-bucket rate=5 period=15m").build();
       for (String key : KEYS) {
         for (int i = 0; i < 5; i++) {
-          assertThat(limiter.limit("login", key, 1).allowed()).as("%s, call %d", key, i).isTrue();
+          assertThat(limiter.named("login").limit(key, 1).allowed()).as("%s, call %d", key, i).isTrue();
         }
-        assertThat(limiter.limit("login", key, 1).allowed()).as("%s, sixth call", key).isFalse();
+        assertThat(limiter.named("login").limit(key, 1).allowed()).as("%s, sixth call", key).isFalse();
       }
       assertThat(redisKeys("via-limiter")).hasSize(KEYS.size());
     }

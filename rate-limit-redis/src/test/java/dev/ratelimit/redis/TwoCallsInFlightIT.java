@@ -130,7 +130,7 @@ class TwoCallsInFlightIT {
           for (int i = 0; i < perThread; i++) {
             String key = "k" + ((i * 7 + thread) % keys);
             try {
-              Decision decision = limiter.limit(name, key, 1);
+              Decision decision = limiter.named(name).limit(key, 1);
               if (decision.allowed()) {
                 admitted.get(key).add(Math.round(decision.remaining()));
               } else {
@@ -211,10 +211,10 @@ class TwoCallsInFlightIT {
   void callTimedOutWhileItsScriptWasLost_isNotSentAgainAfterTheTimeout() throws Exception {
     try (Dispatched dispatched = new Dispatched(server.uri(), Duration.ofSeconds(1))) {
       RateLimiter limiter = dispatched.limiter("zombie", "token-bucket rate=10 period=365d", FailurePolicy.OPEN);
-      assertThat(limiter.limit("zombie", "warm", 1).allowed()).isTrue();
+      assertThat(limiter.named("zombie").limit("warm", 1).allowed()).isTrue();
       server.call("FUNCTION", "FLUSH");
       server.call("CLIENT", "PAUSE", "30000", "WRITE");
-      Decision byPolicy = limiter.limitAsync("zombie", "k", 1).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      Decision byPolicy = limiter.named("zombie").limitAsync("k", 1).toCompletableFuture().get(10, TimeUnit.SECONDS);
       assertThat(byPolicy.remaining()).as("open: admitted by the policy, not by Redis").isEqualTo(10);
       // that was the call's command timeout, which gave its place back: before it, the call
       // might still have been sent again and decided by Redis, as any call in flight
@@ -223,8 +223,8 @@ class TwoCallsInFlightIT {
       // its FCALL answered (Function not found), and what that answer set off is on the wire
       await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.outstanding() == 0);
       dispatched.limiterClock.advance(Dispatched.RETRY); // the timeout counted as a failure: probe again
-      assertThat(limiter.limit("zombie", "k", 1).remaining()).isCloseTo(9, within(1e-3));
-      assertThat(limiter.limit("zombie", "k", 1).remaining()).as("no unit taken for the timed-out call")
+      assertThat(limiter.named("zombie").limit("k", 1).remaining()).isCloseTo(9, within(1e-3));
+      assertThat(limiter.named("zombie").limit("k", 1).remaining()).as("no unit taken for the timed-out call")
           .isCloseTo(8, within(1e-3));
     }
   }
@@ -241,12 +241,12 @@ class TwoCallsInFlightIT {
     String uri = "redis://comeback:secret@127.0.0.1:" + server.port();
     try (Dispatched dispatched = new Dispatched(uri, Duration.ofSeconds(1), ClientOptions.create())) {
       RateLimiter limiter = dispatched.limiter("comeback", "token-bucket rate=10 period=365d", FailurePolicy.CLOSED);
-      assertThat(limiter.limit("comeback", "warm", 1).allowed()).isTrue();
+      assertThat(limiter.named("comeback").limit("warm", 1).allowed()).isTrue();
       int before = dispatched.scriptCalls.get();
       ExecutorService pool = Executors.newFixedThreadPool(1);
       try {
         server.call("CLIENT", "PAUSE", "30000", "WRITE");
-        Future<Decision> first = pool.submit(() -> limiter.limit("comeback", "k", 1));
+        Future<Decision> first = pool.submit(() -> limiter.named("comeback").limit("k", 1));
         await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 1);
         server.call("ACL", "SETUSER", "comeback", "off");
         assertThat((Long) server.call("CLIENT", "KILL", "USER", "comeback")).isEqualTo(1L);
@@ -258,12 +258,12 @@ class TwoCallsInFlightIT {
         await().atMost(Duration.ofSeconds(20)).until(() -> {
           dispatched.limiterClock.advance(Dispatched.RETRY); // the store failed: the limiter probes it again
           try {
-            return limiter.limit("comeback", "other", 1).allowed();
+            return limiter.named("comeback").limit("other", 1).allowed();
           } catch (StoreUnavailableException notYet) {
             return false;
           }
         });
-        assertThat(limiter.limit("comeback", "k", 1).remaining()).as("no unit taken for the timed-out call")
+        assertThat(limiter.named("comeback").limit("k", 1).remaining()).as("no unit taken for the timed-out call")
             .isCloseTo(9, within(1e-3));
       } finally {
         pool.shutdownNow();
@@ -305,7 +305,7 @@ class TwoCallsInFlightIT {
               for (int k = 0; k < keys; k++) {
                 String key = "k" + ((k + thread * 5) % keys);
                 byKey.computeIfAbsent(key, x -> new ArrayList<>())
-                    .add(limiter.limitAsync("mixed", key, 1).toCompletableFuture());
+                    .add(limiter.named("mixed").limitAsync(key, 1).toCompletableFuture());
               }
             }
             return byKey;
@@ -318,7 +318,7 @@ class TwoCallsInFlightIT {
             start.await();
             for (int i = 0; i < syncPerThread; i++) {
               String key = "k" + ((i + thread) % keys);
-              Decision decision = limiter.limit("mixed", key, 1);
+              Decision decision = limiter.named("mixed").limit(key, 1);
               if (decision.allowed()) {
                 admitted.get(key).add(Math.round(decision.remaining()));
               }
@@ -373,17 +373,17 @@ class TwoCallsInFlightIT {
   void interruptedWhileWaitingInTheLane_itsRequestIsNeverSent() throws Exception {
     try (Dispatched dispatched = new Dispatched(server.uri(), Duration.ofSeconds(10))) {
       RateLimiter limiter = dispatched.limiter("interrupted", "token-bucket rate=10 period=365d", FailurePolicy.OPEN);
-      assertThat(limiter.limit("interrupted", "warm", 1).allowed()).isTrue();
+      assertThat(limiter.named("interrupted").limit("warm", 1).allowed()).isTrue();
       int before = dispatched.scriptCalls.get();
       ExecutorService pool = Executors.newFixedThreadPool(2);
       server.call("CLIENT", "PAUSE", "20000", "WRITE");
       try {
-        Future<Decision> first = pool.submit(() -> limiter.limit("interrupted", "k", 1));
+        Future<Decision> first = pool.submit(() -> limiter.named("interrupted").limit("k", 1));
         await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 1);
         Queue<Thread> waiting = new ConcurrentLinkedQueue<>();
         Future<Decision> second = pool.submit(() -> {
           waiting.add(Thread.currentThread());
-          return limiter.limit("interrupted", "k", 1);
+          return limiter.named("interrupted").limit("k", 1);
         });
         await().atMost(Duration.ofSeconds(10)).until(() -> waiting.size() == 1
             && waiting.peek().getState() == Thread.State.WAITING && dispatched.store.backlog().pending() == 2);
@@ -393,7 +393,7 @@ class TwoCallsInFlightIT {
         server.call("CLIENT", "UNPAUSE");
         assertThat(first.get(10, TimeUnit.SECONDS).remaining()).isCloseTo(9, within(1e-3));
         dispatched.limiterClock.advance(Dispatched.RETRY); // the interrupt counted as a failure: probe again
-        assertThat(limiter.limit("interrupted", "k", 1).remaining()).as("no unit taken for the interrupted one")
+        assertThat(limiter.named("interrupted").limit("k", 1).remaining()).as("no unit taken for the interrupted one")
             .isCloseTo(8, within(1e-3));
         assertThat(dispatched.scriptCalls.get()).as("the interrupted request never sent").isEqualTo(before + 2);
       } finally {
@@ -408,20 +408,20 @@ class TwoCallsInFlightIT {
    */
   private static InFlight twoCallsInFlightAndMoreWaiting(Dispatched dispatched, String name) {
     RateLimiter limiter = dispatched.limiter(name, "token-bucket rate=10 period=365d", FailurePolicy.CLOSED);
-    assertThat(limiter.limit(name, "warm", 1).allowed()).isTrue();
+    assertThat(limiter.named(name).limit("warm", 1).allowed()).isTrue();
     int before = dispatched.scriptCalls.get();
     ExecutorService pool = Executors.newFixedThreadPool(4);
     server.call("CLIENT", "PAUSE", "30000", "WRITE");
     Queue<Thread> threads = new ConcurrentLinkedQueue<>();
     List<Future<Decision>> sync = new ArrayList<>();
-    sync.add(submit(pool, threads, () -> limiter.limit(name, "a", 1)));
+    sync.add(submit(pool, threads, () -> limiter.named(name).limit("a", 1)));
     await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 1);
-    sync.add(submit(pool, threads, () -> limiter.limit(name, "b", 1)));
+    sync.add(submit(pool, threads, () -> limiter.named(name).limit("b", 1)));
     await().atMost(Duration.ofSeconds(10)).until(() -> dispatched.scriptCalls.get() == before + 2);
-    sync.add(submit(pool, threads, () -> limiter.limit(name, "a", 1)));
-    sync.add(submit(pool, threads, () -> limiter.limit(name, "e", 1)));
-    List<CompletableFuture<Decision>> async = List.of(limiter.limitAsync(name, "c", 1).toCompletableFuture(),
-        limiter.limitAsync(name, "b", 1).toCompletableFuture());
+    sync.add(submit(pool, threads, () -> limiter.named(name).limit("a", 1)));
+    sync.add(submit(pool, threads, () -> limiter.named(name).limit("e", 1)));
+    List<CompletableFuture<Decision>> async = List.of(limiter.named(name).limitAsync("c", 1).toCompletableFuture(),
+        limiter.named(name).limitAsync("b", 1).toCompletableFuture());
     await().atMost(Duration.ofSeconds(10)).until(() -> threads.size() == 4
         && threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING)
         && dispatched.store.backlog().pending() == 6);
@@ -471,17 +471,17 @@ class TwoCallsInFlightIT {
       await().atMost(Duration.ofSeconds(10)).until(() -> {
         dispatched.limiterClock.advance(Dispatched.RETRY);
         try {
-          return limiter.limit(name, "new", 1).allowed();
+          return limiter.named(name).limit("new", 1).allowed();
         } catch (StoreUnavailableException notYet) {
           return false;
         }
       });
-      assertThat(limiter.limit(name, "a", 1).remaining()).as("a").isCloseTo(remaining, within(1e-3));
-      assertThat(limiter.limit(name, "b", 1).remaining()).as("b").isCloseTo(remaining, within(1e-3));
-      assertThat(limiter.limit(name, "c", 1).remaining()).as("c").isCloseTo(9, within(1e-3));
-      assertThat(limiter.limitAsync(name, "e", 1).toCompletableFuture().join().remaining()).as("e")
+      assertThat(limiter.named(name).limit("a", 1).remaining()).as("a").isCloseTo(remaining, within(1e-3));
+      assertThat(limiter.named(name).limit("b", 1).remaining()).as("b").isCloseTo(remaining, within(1e-3));
+      assertThat(limiter.named(name).limit("c", 1).remaining()).as("c").isCloseTo(9, within(1e-3));
+      assertThat(limiter.named(name).limitAsync("e", 1).toCompletableFuture().join().remaining()).as("e")
           .isCloseTo(9, within(1e-3));
-      assertThat(limiter.limit(name, "other", 1).remaining()).as("a new key").isCloseTo(9, within(1e-3));
+      assertThat(limiter.named(name).limit("other", 1).remaining()).as("a new key").isCloseTo(9, within(1e-3));
     }
   }
 }

@@ -115,7 +115,7 @@ class RateLimitFilterTest {
     assertThat(denied.status()).isEqualTo(429);
     assertThat(denied.body()).contains("\"limit\":\"burst\"");
     assertThat(denied.headers()).contains(entry("RateLimit", "\"api\";r=8;t=720, \"burst\";r=0;t=3600"));
-    assertThat(limiter.check("api", "k", 0).remaining()).as("the denial took nothing from 'api'").isEqualTo(8);
+    assertThat(limiter.named("api").check("k", 0).remaining()).as("the denial took nothing from 'api'").isEqualTo(8);
   }
 
   @Test
@@ -146,7 +146,7 @@ class RateLimitFilterTest {
     Outcome again = send(filter, request);
     assertThat(again.passed()).isTrue();
     assertThat(again.headers()).isEmpty();
-    assertThat(limiter.check("api", "k", 0).remaining()).isEqualTo(9);
+    assertThat(limiter.named("api").check("k", 0).remaining()).isEqualTo(9);
   }
 
   @Test
@@ -160,8 +160,8 @@ class RateLimitFilterTest {
     second.doFilter(request, response.build(), new FakeHttp.Chain());
     assertThat(response.headers).as("the second filter's headers replace the first's")
         .containsEntry("RateLimit-Policy", "\"all\";q=10;w=3600");
-    assertThat(limiter.check("api", "k", 0).remaining()).isEqualTo(9);
-    assertThat(limiter.check("all", "k", 0).remaining()).isEqualTo(9);
+    assertThat(limiter.named("api").check("k", 0).remaining()).isEqualTo(9);
+    assertThat(limiter.named("all").check("k", 0).remaining()).isEqualTo(9);
   }
 
   @Test
@@ -170,7 +170,7 @@ class RateLimitFilterTest {
     RateLimitFilter filter = RateLimitFilter.builder().limiter(limiter).rule("/*", "api", "header:X-Key", 1).build();
     assertThat(send(filter, new FakeHttp.Request().path("/a")).passed()).isTrue();
     assertThat(send(filter, new FakeHttp.Request().path("/a").header("X-Key", "  ")).passed()).isTrue();
-    assertThat(limiter.check("api", "", 0).remaining()).isEqualTo(8);
+    assertThat(limiter.named("api").check("", 0).remaining()).isEqualTo(8);
   }
 
   @Test
@@ -181,10 +181,10 @@ class RateLimitFilterTest {
     Outcome anonymous = send(filter, new FakeHttp.Request().path("/a").from("198.51.100.4"));
     assertThat(anonymous.passed()).isTrue();
     assertThat(anonymous.headers()).containsEntry("RateLimit-Policy", "\"api\";q=10;w=3600");
-    assertThat(limiter.check("users", "", 0).remaining()).isEqualTo(10);
+    assertThat(limiter.named("users").check("", 0).remaining()).isEqualTo(10);
     send(filter, new FakeHttp.Request().path("/a").from("198.51.100.4").user("alice"));
-    assertThat(limiter.check("users", "alice", 0).remaining()).isEqualTo(9);
-    assertThat(limiter.check("api", "198.51.100.4", 0).remaining()).isEqualTo(8);
+    assertThat(limiter.named("users").check("alice", 0).remaining()).isEqualTo(9);
+    assertThat(limiter.named("api").check("198.51.100.4", 0).remaining()).isEqualTo(8);
   }
 
   @Test
@@ -208,7 +208,7 @@ class RateLimitFilterTest {
         + "\"detail\":\"Rate limit 'login' needs a key from param:user, and the request has none\","
         + "\"instance\":\"/login\",\"limit\":\"login\",\"key\":\"param:user\"}");
     assertThat(send(filter, new FakeHttp.Request().path("/login").param("user", "bob")).passed()).isTrue();
-    assertThat(limiter.check("login", "bob", 0).remaining()).isEqualTo(4);
+    assertThat(limiter.named("login").check("bob", 0).remaining()).isEqualTo(4);
   }
 
   @Test
@@ -249,12 +249,12 @@ class RateLimitFilterTest {
     send(filter, get("/a", huge));
     String hashed = "sha256:" + HexFormat.of().formatHex(
         MessageDigest.getInstance("SHA-256").digest(huge.getBytes(StandardCharsets.UTF_8)));
-    assertThat(limiter.check("api", hashed, 0).remaining()).isEqualTo(9);
-    assertThat(limiter.check("api", huge, 0).remaining())
+    assertThat(limiter.named("api").check(hashed, 0).remaining()).isEqualTo(9);
+    assertThat(limiter.named("api").check(huge, 0).remaining())
         .as("the limiter bounds a programmatic key the same way: one bucket").isEqualTo(9);
     String fits = "é".repeat(128); // 256 bytes: kept as it is
     send(filter, get("/a", fits));
-    assertThat(limiter.check("api", fits, 0).remaining()).isEqualTo(9);
+    assertThat(limiter.named("api").check(fits, 0).remaining()).isEqualTo(9);
   }
 
   @Test
@@ -283,8 +283,8 @@ class RateLimitFilterTest {
         .rule("/*", "api", "ip", 1).build();
     send(filter, new FakeHttp.Request().from("10.0.0.1").header("X-Forwarded-For", "198.51.100.1"));
     send(filter, new FakeHttp.Request().from("203.0.113.9").header("X-Forwarded-For", "198.51.100.1"));
-    assertThat(limiter.check("api", "198.51.100.1", 0).remaining()).isEqualTo(4);
-    assertThat(limiter.check("api", "203.0.113.9", 0).remaining()).isEqualTo(4);
+    assertThat(limiter.named("api").check("198.51.100.1", 0).remaining()).isEqualTo(4);
+    assertThat(limiter.named("api").check("203.0.113.9", 0).remaining()).isEqualTo(4);
   }
 
   @Test
@@ -296,8 +296,8 @@ class RateLimitFilterTest {
       send(filter, new FakeHttp.Request().from("10.0.0.1").header("X-Real-IP", "203.0.113.9")
           .header("X-Forwarded-For", "198.51.100." + i).header("Forwarded", "for=198.51.100." + i));
     }
-    assertThat(limiter.check("api", "203.0.113.9", 0).remaining()).isZero();
-    assertThat(limiter.check("api", "198.51.100.1", 0).remaining()).isEqualTo(2);
+    assertThat(limiter.named("api").check("203.0.113.9", 0).remaining()).isZero();
+    assertThat(limiter.named("api").check("198.51.100.1", 0).remaining()).isEqualTo(2);
   }
 
   @Test
@@ -312,7 +312,7 @@ class RateLimitFilterTest {
     RateLimitFilter filter = RateLimitFilter.builder().limiter(limiter).trustAllProxies()
         .trustedProxies("0.0.0.0/0").rule("/*", "api").build();
     send(filter, new FakeHttp.Request().from("198.51.100.7").header("X-Forwarded-For", "203.0.113.9"));
-    assertThat(limiter.check("api", "203.0.113.9", 0).remaining()).isEqualTo(4);
+    assertThat(limiter.named("api").check("203.0.113.9", 0).remaining()).isEqualTo(4);
   }
 
   /** Spellings of one user name a person would write, and an attacker would try. */
@@ -329,7 +329,7 @@ class RateLimitFilterTest {
       admitted += send(filter, new FakeHttp.Request().path("/login").param("user", alice)).passed() ? 1 : 0;
     }
     assertThat(admitted).isEqualTo(3);
-    assertThat(limiter.check("login", "alice", 0).remaining()).isZero();
+    assertThat(limiter.named("login").check("alice", 0).remaining()).isZero();
   }
 
   @Test
@@ -343,11 +343,11 @@ class RateLimitFilterTest {
     RateLimiter trimmed = limiter("login", "token-bucket rate=5 period=1h");
     RateLimitFilter trim = RateLimitFilter.builder().limiter(trimmed).rule("/*", "login", "header:X-User|trim", 1).build();
     send(trim, new FakeHttp.Request().path("/").header("X-User", " Alice\t"));
-    assertThat(trimmed.check("login", "Alice", 0).remaining()).isEqualTo(4);
+    assertThat(trimmed.named("login").check("Alice", 0).remaining()).isEqualTo(4);
     RateLimiter lowered = limiter("login", "token-bucket rate=5 period=1h");
     RateLimitFilter lower = RateLimitFilter.builder().limiter(lowered).rule("/*", "login", "header:X-User|lower", 1).build();
     send(lower, new FakeHttp.Request().path("/").header("X-User", " Alice "));
-    assertThat(lowered.check("login", " alice ", 0).remaining()).isEqualTo(4);
+    assertThat(lowered.named("login").check(" alice ", 0).remaining()).isEqualTo(4);
   }
 
   @Test
@@ -360,7 +360,7 @@ class RateLimitFilterTest {
     send(filter, get("/a", huge.toLowerCase(java.util.Locale.ROOT)));
     String hashed = "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
         .digest(huge.toLowerCase(java.util.Locale.ROOT).getBytes(StandardCharsets.UTF_8)));
-    assertThat(limiter.check("api", hashed, 0).remaining()).isEqualTo(8);
+    assertThat(limiter.named("api").check(hashed, 0).remaining()).isEqualTo(8);
   }
 
   @Test
@@ -377,7 +377,7 @@ class RateLimitFilterTest {
     RateLimiter limiter = limiter("tokens", "token-bucket rate=10 period=1h");
     RateLimitFilter filter = RateLimitFilter.builder().limiter(limiter).rule("/*", "tokens", "header:X-Key", 2.5).build();
     send(filter, get("/", "k"));
-    assertThat(limiter.check("tokens", "k", 0).remaining()).isEqualTo(7.5);
+    assertThat(limiter.named("tokens").check("k", 0).remaining()).isEqualTo(7.5);
     assertThat(send(filter, get("/", "k")).headers()).containsEntry("X-RateLimit-Remaining", "5");
   }
 
@@ -423,8 +423,8 @@ class RateLimitFilterTest {
   void responses_answerADecisionMadeOutsideTheFilterAsTheFilterWould() throws Exception {
     RateLimiter limiter = limiter("api", "token-bucket rate=3 period=1m", "day", "quota rate=100 cadence=day");
     RateLimitResponses responses = new RateLimitResponses(limiter, "legacy,ietf");
-    limiter.limit("api", "k", 3);
-    dev.ratelimit.Decision denied = limiter.limit("api", "k", 1);
+    limiter.named("api").limit("k", 3);
+    dev.ratelimit.Decision denied = limiter.named("api").limit("k", 1);
     FakeHttp.Response response = new FakeHttp.Response();
     responses.rateLimited(new FakeHttp.Request().path("/send").build(), response.build(), "api", denied);
     assertThat(response.status).isEqualTo(429);
@@ -433,8 +433,8 @@ class RateLimitFilterTest {
     assertThat(response.body()).contains("\"status\":429").contains("\"limit\":\"api\"").contains("\"retryAfter\":20");
 
     FakeHttp.Response both = new FakeHttp.Response();
-    dev.ratelimit.limiter.Decisions decisions = limiter.limitAll(dev.ratelimit.limiter.LimitCall.of("day", "k"),
-        dev.ratelimit.limiter.LimitCall.of("api", "other"));
+    dev.ratelimit.limiter.Decisions decisions = limiter.limitAll(limiter.named("day").call("k"),
+        limiter.named("api").call("other"));
     responses.headers(both.build(), java.util.List.of("day", "api"), decisions);
     assertThat(both.headers).contains(entry("RateLimit-Policy", "\"day\";q=100, \"api\";q=3;w=60"),
         entry("X-RateLimit-Remaining", "2"));

@@ -1,7 +1,8 @@
 package dev.ratelimit.spring;
 
 import dev.ratelimit.internal.LogText;
-import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.NamedLimiter;
+import dev.ratelimit.limiter.RateLimiter;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,12 +28,14 @@ final class CallEvaluator {
   /** Parameter names, discovered once per method (reflection would allocate on every call). */
   private final ParameterNameDiscoverer names = new CachedNames(new DefaultParameterNameDiscoverer());
   private final BeanFactoryResolver beans;
+  private final RateLimiter limiter;
 
-  CallEvaluator(BeanFactory beanFactory) {
+  CallEvaluator(RateLimiter limiter, BeanFactory beanFactory) {
+    this.limiter = limiter;
     this.beans = beanFactory == null ? null : new BeanFactoryResolver(beanFactory);
   }
 
-  List<LimitCall> calls(LimitedMethod limited, Object target, Object[] args) {
+  List<NamedLimiter.Call> calls(LimitedMethod limited, Object target, Object[] args) {
     return evaluate(limited, target, args).calls();
   }
 
@@ -40,10 +43,10 @@ final class CallEvaluator {
    * The limit calls of one invocation and the charges they come from (those whose condition
    * held), with the evaluation context when one was needed, for {@link #counts}.
    */
-  record Evaluated(List<LimitCall> calls, List<LimitedMethod.Charge> charges, MethodBasedEvaluationContext context) {}
+  record Evaluated(List<NamedLimiter.Call> calls, List<LimitedMethod.Charge> charges, MethodBasedEvaluationContext context) {}
 
   Evaluated evaluate(LimitedMethod limited, Object target, Object[] args) {
-    List<LimitCall> calls = new ArrayList<>(limited.charges().size());
+    List<NamedLimiter.Call> calls = new ArrayList<>(limited.charges().size());
     List<LimitedMethod.Charge> applied = new ArrayList<>(limited.charges().size());
     MethodBasedEvaluationContext context = null;
     for (LimitedMethod.Charge charge : limited.charges()) {
@@ -77,7 +80,7 @@ final class CallEvaluator {
         context = context != null ? context : context(limited, target, args);
         count = count(evaluate(charge.count(), context, charge, "count", charge.countText(), limited), charge, limited);
       }
-      calls.add(new LimitCall(charge.limit(), key, count, plan));
+      calls.add(limiter.named(charge.limit()).onPlan(plan).call(key, count));
       applied.add(charge);
     }
     return new Evaluated(calls, applied, context);

@@ -3,7 +3,7 @@ package dev.ratelimit.spring;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.limiter.Decisions;
-import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.NamedLimiter;
 import dev.ratelimit.limiter.PendingCharge;
 import dev.ratelimit.limiter.RateLimiter;
 import java.lang.reflect.InvocationTargetException;
@@ -43,7 +43,7 @@ public class RateLimitedAspect {
   RateLimitedAspect(RateLimiter limiter, LimitedMethods methods, BeanFactory beanFactory, ResponseHeaders headers) {
     this.limiter = limiter;
     this.methods = methods;
-    this.evaluator = new CallEvaluator(beanFactory);
+    this.evaluator = new CallEvaluator(limiter, beanFactory);
     this.headers = headers;
   }
 
@@ -55,7 +55,7 @@ public class RateLimitedAspect {
       return call.proceed();
     }
     CallEvaluator.Evaluated evaluated = evaluator.evaluate(limited, call.getTarget(), call.getArgs());
-    List<LimitCall> calls = evaluated.calls();
+    List<NamedLimiter.Call> calls = evaluated.calls();
     if (calls.isEmpty()) {
       return call.proceed(); // every condition was false
     }
@@ -71,13 +71,13 @@ public class RateLimitedAspect {
     };
   }
 
-  private Object limitNow(ProceedingJoinPoint call, LimitedMethod limited, List<LimitCall> calls) throws Throwable {
+  private Object limitNow(ProceedingJoinPoint call, LimitedMethod limited, List<NamedLimiter.Call> calls) throws Throwable {
     Decisions decisions = decide(limited, calls);
     headers.write(calls, decisions);
     return decisions.allowed() ? call.proceed() : denied(call, limited, calls, decisions);
   }
 
-  private Object limitWhenStarted(ProceedingJoinPoint call, LimitedMethod limited, List<LimitCall> calls) {
+  private Object limitWhenStarted(ProceedingJoinPoint call, LimitedMethod limited, List<NamedLimiter.Call> calls) {
     return decideAsync(limited, calls).thenCompose(decisions -> {
       try {
         Object result = decisions.allowed() ? call.proceed() : denied(call, limited, calls, decisions);
@@ -91,16 +91,16 @@ public class RateLimitedAspect {
   /**
    * Charges up front, runs the method, then keeps or refunds each charge by its
    * {@code chargeIf}: one limit through its {@link PendingCharge} (exact), several through
-   * {@link RateLimiter#refund}.
+   * {@link NamedLimiter#refund}.
    */
   private Object chargeByOutcome(ProceedingJoinPoint call, LimitedMethod limited, CallEvaluator.Evaluated evaluated)
       throws Throwable {
-    List<LimitCall> calls = evaluated.calls();
+    List<NamedLimiter.Call> calls = evaluated.calls();
     PendingCharge single = null;
     Decisions decisions;
     if (calls.size() == 1) {
-      LimitCall only = calls.get(0);
-      single = limiter.charge(only.limit(), only.plan(), only.key(), only.count());
+      NamedLimiter.Call only = calls.get(0);
+      single = only.named().charge(only.key(), only.count());
       decisions = single(only, single.decision());
     } else {
       decisions = limiter.limitAll(calls);
@@ -129,7 +129,7 @@ public class RateLimitedAspect {
    */
   private Object chargeByOutcomeWhenStarted(ProceedingJoinPoint call, LimitedMethod limited,
       CallEvaluator.Evaluated evaluated) {
-    List<LimitCall> calls = evaluated.calls();
+    List<NamedLimiter.Call> calls = evaluated.calls();
     CompletableFuture<Decisions> decided = limiter.limitAllAsync(calls).toCompletableFuture();
     AtomicBoolean claimed = new AtomicBoolean(); // once: by the method starting, or by a cancel refunding it
     CompletableFuture<Object> returned = decided.thenCompose(decisions -> {
@@ -177,11 +177,11 @@ public class RateLimitedAspect {
 
   /** Gives back the charges that a {@code chargeIf} settles, for a call whose method never ran; never blocks. */
   private void refundOutcomeCharges(CallEvaluator.Evaluated evaluated) {
-    List<LimitCall> calls = evaluated.calls();
+    List<NamedLimiter.Call> calls = evaluated.calls();
     for (int i = 0; i < calls.size(); i++) {
       if (evaluated.charges().get(i).extras().chargeIf() != null) {
-        LimitCall charged = calls.get(i);
-        limiter.refundAsync(charged.limit(), charged.plan(), charged.key(), charged.count()).exceptionally(failure -> {
+        NamedLimiter.Call charged = calls.get(i);
+        charged.named().refundAsync(charged.key(), charged.count()).exceptionally(failure -> {
           // the store could not take it back: the charge stays, as for a call that ran
           LOG.log(System.Logger.Level.DEBUG, "refund of limit '" + charged.limit() + "' failed; the charge stays",
               failure);
@@ -200,38 +200,38 @@ public class RateLimitedAspect {
   /** Keeps the charges whose outcome counts; refunds the others. */
   private void settle(ProceedingJoinPoint call, LimitedMethod limited, CallEvaluator.Evaluated evaluated,
       PendingCharge single, Object result, Throwable failure) {
-    List<LimitCall> calls = evaluated.calls();
+    List<NamedLimiter.Call> calls = evaluated.calls();
     for (int i = 0; i < calls.size(); i++) {
       boolean counts = evaluator.counts(limited, evaluated, i, call.getTarget(), call.getArgs(), result, failure);
       if (single != null) {
         single.settle(counts);
       } else if (!counts) {
-        LimitCall charged = calls.get(i);
-        limiter.refund(charged.limit(), charged.plan(), charged.key(), charged.count());
+        NamedLimiter.Call charged = calls.get(i);
+        charged.named().refund(charged.key(), charged.count());
       }
     }
   }
 
   /** The decisions, waiting for a turn when the annotation says so. */
-  Decisions decide(LimitedMethod limited, List<LimitCall> calls) throws InterruptedException {
+  Decisions decide(LimitedMethod limited, List<NamedLimiter.Call> calls) throws InterruptedException {
     if (limited.maxWait() != null) {
       return limiter.acquireAll(calls, limited.maxWait());
     }
-    LimitCall only = calls.get(0);
-    return calls.size() == 1 ? single(only, limiter.limit(only.limit(), only.plan(), only.key(), only.count()))
+    NamedLimiter.Call only = calls.get(0);
+    return calls.size() == 1 ? single(only, only.named().limit(only.key(), only.count()))
         : limiter.limitAll(calls);
   }
 
-  CompletionStage<Decisions> decideAsync(LimitedMethod limited, List<LimitCall> calls) {
+  CompletionStage<Decisions> decideAsync(LimitedMethod limited, List<NamedLimiter.Call> calls) {
     return limited.maxWait() != null ? limiter.acquireAllAsync(calls, limited.maxWait()) : limiter.limitAllAsync(calls);
   }
 
-  private static Decisions single(LimitCall call, Decision decision) {
+  private static Decisions single(NamedLimiter.Call call, Decision decision) {
     return new Decisions(List.of(call), List.of(decision));
   }
 
   /** The fallback's result, or the exception naming the denying limit. */
-  Object denied(ProceedingJoinPoint call, LimitedMethod limited, List<LimitCall> calls, Decisions decisions)
+  Object denied(ProceedingJoinPoint call, LimitedMethod limited, List<NamedLimiter.Call> calls, Decisions decisions)
       throws Throwable {
     int denying = decisions.mostRestrictive();
     RateLimitExceededException exception =

@@ -1,6 +1,6 @@
 package dev.ratelimit.spring;
 
-import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.NamedLimiter;
 import java.util.List;
 import org.aspectj.lang.ProceedingJoinPoint;
 import reactor.core.publisher.Flux;
@@ -13,7 +13,7 @@ import reactor.core.publisher.Mono;
 final class ReactorLimiting {
   private ReactorLimiting() {}
 
-  static Object whenSubscribed(ProceedingJoinPoint call, LimitedMethod limited, List<LimitCall> calls,
+  static Object whenSubscribed(ProceedingJoinPoint call, LimitedMethod limited, List<NamedLimiter.Call> calls,
       RateLimitedAspect aspect) throws Throwable {
     Object assembled = call.proceed();
     Mono<Object> admitted = Mono.defer(() -> Mono.fromCompletionStage(aspect.decideAsync(limited, calls)))

@@ -1,7 +1,7 @@
 package dev.ratelimit.spring;
 
 import dev.ratelimit.limiter.Decisions;
-import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.NamedLimiter;
 import java.util.List;
 
 /**
@@ -16,5 +16,5 @@ public interface ResponseHeaders {
   /** Writes nothing. */
   ResponseHeaders NONE = (calls, decisions) -> {};
 
-  void write(List<LimitCall> calls, Decisions decisions);
+  void write(List<NamedLimiter.Call> calls, Decisions decisions);
 }

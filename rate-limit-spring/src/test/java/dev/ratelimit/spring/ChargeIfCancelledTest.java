@@ -87,7 +87,7 @@ class ChargeIfCancelledTest {
   }
 
   private double remaining(String user) {
-    return limiter.check("failed", user, 0).remaining();
+    return limiter.named("failed").check(user, 0).remaining();
   }
 
   @Test

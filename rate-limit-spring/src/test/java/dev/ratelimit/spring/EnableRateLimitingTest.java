@@ -167,7 +167,7 @@ class EnableRateLimitingTest {
     Messages messages = start(Messages.class);
     RateLimiter limiter = context.getBean(RateLimiter.class);
     messages.complete(new User("ann"), "x".repeat(200));
-    assertThat(limiter.check("tokens", "user:ann", 0).remaining()).isEqualTo(50);
+    assertThat(limiter.named("tokens").check("user:ann", 0).remaining()).isEqualTo(50);
     assertThatThrownBy(() -> messages.complete(new User("ann"), "x".repeat(204)))
         .isInstanceOf(RateLimitExceededException.class);
   }
@@ -208,7 +208,7 @@ class EnableRateLimitingTest {
     reports.weekly();
     assertThatThrownBy(reports::weekly).isInstanceOf(RateLimitExceededException.class)
         .hasMessageContaining("'send'");
-    assertThat(limiter.check("global", "", 0).remaining()).as("the denied call took nothing from 'global'")
+    assertThat(limiter.named("global").check("", 0).remaining()).as("the denied call took nothing from 'global'")
         .isEqualTo(1);
     reports.daily();
     assertThatThrownBy(reports::daily).hasMessageContaining("'global'");
@@ -232,7 +232,7 @@ class EnableRateLimitingTest {
     RateLimiter limiter = context.getBean(RateLimiter.class);
     User ann = new User("ann");
     Mono<String> mono = messages.sendMono(ann);
-    assertThat(limiter.check("send", "ann", 0).remaining()).as("assembling takes nothing").isEqualTo(2);
+    assertThat(limiter.named("send").check("ann", 0).remaining()).as("assembling takes nothing").isEqualTo(2);
     StepVerifier.create(mono).expectNext("mono").verifyComplete();
     StepVerifier.create(mono).expectNext("mono").verifyComplete();
     StepVerifier.create(mono).expectError(RateLimitExceededException.class).verify();
@@ -354,13 +354,13 @@ class EnableRateLimitingTest {
     assertThat(logins.login("eve", false)).isFalse();
     assertThat(logins.login("eve", false)).isFalse();
     assertThatThrownBy(() -> logins.login("eve", true)).isInstanceOf(RateLimitExceededException.class);
-    assertThat(limiter.check("api", "admin", 0).remaining()).isEqualTo(2);
+    assertThat(limiter.named("api").check("admin", 0).remaining()).isEqualTo(2);
 
     for (int i = 0; i < 3; i++) {
       assertThat(logins.risky("fay", false)).isEqualTo("ok");
     }
     assertThatThrownBy(() -> logins.risky("fay", true)).isInstanceOf(IllegalStateException.class);
-    assertThat(limiter.check("api", "fay", 0).remaining()).as("one exception counted").isEqualTo(1);
+    assertThat(limiter.named("api").check("fay", 0).remaining()).as("one exception counted").isEqualTo(1);
   }
 
   @Test

@@ -151,7 +151,7 @@ class ReactorLimitingTest {
     assertThat(started.tryAcquire(HANG.toSeconds(), TimeUnit.SECONDS)).as("the work started").isTrue();
     call.dispose(); // the subscriber went away while the work runs
     RateLimiter limiter = context.getBean(RateLimiter.class);
-    assertThat(limiter.checkAsync("send", "ann", 0).toCompletableFuture().get().remaining()).isEqualTo(1);
+    assertThat(limiter.named("send").checkAsync("ann", 0).toCompletableFuture().get().remaining()).isEqualTo(1);
     StepVerifier.create(work.send("ann")).expectNext("sent 2 for ann").expectComplete().verify(HANG);
     StepVerifier.create(work.send("ann")).expectError(RateLimitExceededException.class).verify(HANG);
   }

@@ -122,7 +122,7 @@ class ClientHangsUpIT {
     for (int attempt = 0; attempt < 30; attempt++) {
       if (attempt < 5) {
         hangUpDuringTheCheck("/login?user=mallory");
-        assertThat(limiter.check("logins", "mallory", 0).remaining()).as("after try %d", attempt + 1)
+        assertThat(limiter.named("logins").check("mallory", 0).remaining()).as("after try %d", attempt + 1)
             .isEqualTo(4 - attempt);
         continue;
       }
@@ -146,12 +146,12 @@ class ClientHangsUpIT {
     int runsBefore = check.runs.get();
     for (int attempt = 0; attempt < 30; attempt++) {
       hangUpDuringTheCheck("/login-refunded?user=trudy");
-      assertThat(limiter.check("logins", "trudy", 0).remaining()).as("after try %d", attempt + 1).isEqualTo(5);
+      assertThat(limiter.named("logins").check("trudy", 0).remaining()).as("after try %d", attempt + 1).isEqualTo(5);
     }
     assertThat(check.runs.get() - runsBefore).as("password checks run, none paid").isEqualTo(30);
     check.holding = false;
     HttpResponse<String> answered = new Http(port).get("/login-refunded?user=trudy");
     assertThat(answered.statusCode()).as("a 401 answered still counts").isEqualTo(401);
-    assertThat(limiter.check("logins", "trudy", 0).remaining()).isEqualTo(4);
+    assertThat(limiter.named("logins").check("trudy", 0).remaining()).isEqualTo(4);
   }
 }

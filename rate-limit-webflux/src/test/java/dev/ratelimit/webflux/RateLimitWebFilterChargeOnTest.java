@@ -31,7 +31,7 @@ class RateLimitWebFilterChargeOnTest {
       .rule("/login", "failed", "header:X-User", 1).chargeOn("401,5xx").build();
 
   private double remaining(String user) {
-    return limiter.check("failed", user, 0).remaining();
+    return limiter.named("failed").check(user, 0).remaining();
   }
 
   private static MockServerWebExchange exchange(String user) {
@@ -110,7 +110,7 @@ class RateLimitWebFilterChargeOnTest {
     waiting.dispose(); // the client went away before the store answered
     store.releaseAnswers(); // the store takes the unit, and the settlement gives it back
     assertThat(ran).as("nothing ran").hasValue(0);
-    assertThat(later.check("failed", "ada", 0).remaining()).isEqualTo(3);
+    assertThat(later.named("failed").check("ada", 0).remaining()).isEqualTo(3);
   }
 
   @Test

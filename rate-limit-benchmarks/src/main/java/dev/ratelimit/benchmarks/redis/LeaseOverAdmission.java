@@ -60,7 +60,7 @@ public final class LeaseOverAdmission {
               long[] deniedAt = new long[1 << 12];
               int n = 0;
               for (int inARow = 0; inARow < 2000; ) {
-                if (node.limit(name, "hot", 1).allowed()) {
+                if (node.named(name).limit("hot", 1).allowed()) {
                   admitted.increment();
                   lastAdmitted.accumulateAndGet(System.nanoTime(), Math::max);
                   inARow = 0;
@@ -88,7 +88,7 @@ public final class LeaseOverAdmission {
         nodes.forEach(RateLimiter::close); // gives the leases back
         long left = 0;
         try (RateLimiter plain = node(redis, name, "token-bucket rate=" + units + " period=36500d")) {
-          while (plain.limit(name, "hot", 1).allowed()) {
+          while (plain.named(name).limit("hot", 1).allowed()) {
             left++;
           }
         }

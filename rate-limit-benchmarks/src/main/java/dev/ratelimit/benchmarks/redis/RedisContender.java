@@ -73,7 +73,7 @@ interface RedisContender extends AutoCloseable {
 
     @Override
     public boolean acquire(String key) {
-      return limiter.limit("api", key, 1).allowed();
+      return limiter.named("api").limit(key, 1).allowed();
     }
 
     @Override
@@ -105,7 +105,7 @@ interface RedisContender extends AutoCloseable {
 
     @Override
     public boolean acquire(String key) {
-      return mine.get().limit("api", key, 1).allowed();
+      return mine.get().named("api").limit(key, 1).allowed();
     }
 
     @Override
@@ -134,7 +134,7 @@ interface RedisContender extends AutoCloseable {
 
     @Override
     public boolean acquire(String key) {
-      return limiter.limit("api", "bridge:" + key, 1).allowed();
+      return limiter.named("api").limit("bridge:" + key, 1).allowed();
     }
 
     @Override
@@ -248,7 +248,7 @@ interface RedisContender extends AutoCloseable {
            RateLimiter limiter = RateLimiter.builder()
                .store(RedisStore.builder().connection(storeConnection).coalescing(false).build())
                .storeFailure(FailurePolicy.CLOSED).limit("api", Limit.tokenBucket(CAPACITY, PERIOD)).build()) {
-        limiter.limit("api", CAPTURED, 1);
+        limiter.named("api").limit(CAPTURED, 1);
       } finally {
         client.removeListener(capture);
       }

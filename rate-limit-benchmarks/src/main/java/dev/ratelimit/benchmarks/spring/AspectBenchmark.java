@@ -107,6 +107,6 @@ public class AspectBenchmark {
 
   @Benchmark
   public Decision limiterAlone() {
-    return limiter.limit("api", user, 1);
+    return limiter.named("api").limit(user, 1);
   }
 }

@@ -36,11 +36,11 @@ public class ListenerBenchmark {
 
   @Benchmark
   public Decision withoutListener() {
-    return unobserved.limit("api", key, 1);
+    return unobserved.named("api").limit(key, 1);
   }
 
   @Benchmark
   public Decision withCounts() {
-    return observed.limit("api", key, 1);
+    return observed.named("api").limit(key, 1);
   }
 }

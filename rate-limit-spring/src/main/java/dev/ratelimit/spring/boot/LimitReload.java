@@ -22,7 +22,7 @@ import org.springframework.core.env.Environment;
  * Applies a changed {@code ratelimit.limits.<name>} or {@code ratelimit.plans.<plan>.<name>}
  * when Spring Cloud announces a change of the environment ({@link EnvironmentChangeEvent}: a
  * config server refresh, {@code /actuator/refresh}, a Kubernetes config map), with
- * {@link RateLimiter#replace} (docs/design.md §7.1.1). Compared with what it last applied, not
+ * {@link dev.ratelimit.limiter.NamedLimiter#replace} (docs/design.md §7.1.1). Compared with what it last applied, not
  * with the limiter: a change made through the {@code ratelimits} endpoint stays until the
  * property itself changes. A bad spec is logged and changes nothing (the old limit stays, and
  * the property is applied once it is fixed); a limit or plan added or removed is logged as
@@ -110,7 +110,7 @@ final class LimitReload implements ApplicationListener<EnvironmentChangeEvent> {
   /** Puts the spec in force; false, logged, when it can't be (the old limit stays). */
   private boolean replace(String property, String name, String plan, String spec) {
     try {
-      Limit previous = limiter.replace(name, plan, Limit.parse(spec));
+      Limit previous = limiter.named(name).onPlan(plan).replace(Limit.parse(spec));
       LOG.info(property + " changed: " + LogText.quoted(spec) + " in force (was '" + previous + "')");
       return true;
     } catch (IllegalArgumentException | UnsupportedOperationException e) {

@@ -1,7 +1,7 @@
 package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.limiter.Decisions;
-import dev.ratelimit.limiter.LimitCall;
+import dev.ratelimit.limiter.NamedLimiter;
 import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.servlet.ClientAddress;
 import dev.ratelimit.servlet.KeyResolver;
@@ -53,11 +53,11 @@ class RateLimitWebConfiguration {
   @Bean
   @ConditionalOnMissingBean
   dev.ratelimit.spring.ResponseHeaders rateLimitResponseHeaders(RateLimitResponses responses) {
-    return (List<LimitCall> calls, Decisions decisions) -> {
+    return (List<NamedLimiter.Call> calls, Decisions decisions) -> {
       if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes) {
         HttpServletResponse response = attributes.getResponse();
         if (response != null && !response.isCommitted()) {
-          responses.headers(response, calls.stream().map(LimitCall::limit).toList(), decisions);
+          responses.headers(response, calls.stream().map(NamedLimiter.Call::limit).toList(), decisions);
         }
       }
     };

@@ -4,7 +4,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.Limit;
 import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.limiter.RateLimiter;
-import dev.ratelimit.limiter.TopKey;
+import dev.ratelimit.limiter.NamedLimiter.TopKey;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -118,7 +118,7 @@ public class RateLimitsEndpoint {
     if (configured == null) {
       return null; // 404
     }
-    Decision state = counts.unobserved(() -> limiter.check(limit, key, Math.min(1, configured.largestCount())));
+    Decision state = counts.unobserved(() -> limiter.named(limit).check(key, Math.min(1, configured.largestCount())));
     return new KeyState(state.remaining(), state.limit(), state.retryAfterMillis(), state.resetAfterMillis());
   }
 
@@ -131,7 +131,7 @@ public class RateLimitsEndpoint {
       return null; // 404
     }
     try {
-      return new TopOffenders(limit, limiter.topKeys(limit, TOP_LISTED));
+      return new TopOffenders(limit, limiter.named(limit).topKeys(TOP_LISTED));
     } catch (IllegalStateException e) {
       return new WebEndpointResponse<>(Map.of("error", "top keys are not tracked: ratelimit.top-keys.enabled=false, "
           + "or a RateLimiter bean of the application's own without trackTopKeys"), WebEndpointResponse.STATUS_NOT_FOUND);
@@ -150,7 +150,7 @@ public class RateLimitsEndpoint {
       return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
     }
     try {
-      Limit previous = limiter.replace(limit, plan, Limit.parse(spec));
+      Limit previous = limiter.named(limit).onPlan(plan).replace(Limit.parse(spec));
       return new WebEndpointResponse<>(Map.of("spec", Limit.parse(spec).toString(), "previous", previous.toString()));
     } catch (IllegalArgumentException | UnsupportedOperationException e) {
       return new WebEndpointResponse<>(Map.of("error", String.valueOf(e.getMessage())),
@@ -179,7 +179,7 @@ public class RateLimitsEndpoint {
     if (!limiter.limits().containsKey(limit)) {
       return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
     }
-    limiter.reset(limit, key);
+    limiter.named(limit).reset(key);
     return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NO_CONTENT);
   }
 }

@@ -44,7 +44,7 @@ class DecisionCountsTest {
     dev.ratelimit.limiter.RateLimiter limiter = dev.ratelimit.limiter.RateLimiter.builder()
         .limit("soft", "fixed-window rate=1 period=1h mode=shadow").listener(counts).build();
     for (int i = 0; i < 3; i++) {
-      assertThat(limiter.limit("soft", "k", 1).allowed()).as("a shadow limit never denies").isTrue();
+      assertThat(limiter.named("soft").limit("k", 1).allowed()).as("a shadow limit never denies").isTrue();
     }
     DecisionCounts.Counts soft = counts.counts("soft");
     assertThat(soft.allowed()).isEqualTo(1);

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.limiter.RateLimiter;
-import dev.ratelimit.limiter.TopKey;
+import dev.ratelimit.limiter.NamedLimiter.TopKey;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.store.InMemoryStore;
 import dev.ratelimit.store.RateLimitStore;
@@ -83,10 +83,10 @@ class RateLimitAutoConfigurationTest {
     runner.withPropertyValues("ratelimit.plans.pro.api=token-bucket rate=5 period=1m").run(context -> {
       assertThat(context).hasNotFailed();
       dev.ratelimit.limiter.RateLimiter limiter = context.getBean(dev.ratelimit.limiter.RateLimiter.class);
-      assertThat(limiter.limit("api", "pro", "k", 5).allowed()).isTrue();
-      assertThat(limiter.limit("api", "pro", "k", 1).allowed()).isFalse();
-      assertThat(limiter.limit("api", "other", 2).allowed()).as("the default plan: capacity 2").isTrue();
-      assertThat(limiter.limit("api", "other", 1).allowed()).isFalse();
+      assertThat(limiter.named("api").onPlan("pro").limit("k", 5).allowed()).isTrue();
+      assertThat(limiter.named("api").onPlan("pro").limit("k", 1).allowed()).isFalse();
+      assertThat(limiter.named("api").limit("other", 2).allowed()).as("the default plan: capacity 2").isTrue();
+      assertThat(limiter.named("api").limit("other", 1).allowed()).isFalse();
     });
     runner.withPropertyValues("ratelimit.plans.pro.api=token-bucket rate=5 period=1x").run(context ->
         assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("bad value '1x' for period"));
@@ -206,13 +206,13 @@ class RateLimitAutoConfigurationTest {
   void topKeys_areTrackedByDefault_offOnRequest_andABadSizeOrWindowFailsStartupNamingIt() {
     runner.withUserConfiguration(App.class).run(context -> {
       context.getBean(Greeter.class).greet("ann");
-      assertThat(context.getBean(RateLimiter.class).topKeys("api", 10))
+      assertThat(context.getBean(RateLimiter.class).named("api").topKeys(10))
           .containsExactly(new TopKey("ann", 1, 0, 0));
       assertThat(context.getBean(RateLimitsEndpoint.class).key("api", "top"))
           .isEqualTo(new RateLimitsEndpoint.TopOffenders("api", List.of(new TopKey("ann", 1, 0, 0))));
     });
     runner.withUserConfiguration(App.class).withPropertyValues("ratelimit.top-keys.enabled=false").run(context -> {
-      assertThatThrownBy(() -> context.getBean(RateLimiter.class).topKeys("api", 10))
+      assertThatThrownBy(() -> context.getBean(RateLimiter.class).named("api").topKeys(10))
           .isInstanceOf(IllegalStateException.class);
       Object answer = context.getBean(RateLimitsEndpoint.class).key("api", "top");
       assertThat(answer).isInstanceOf(WebEndpointResponse.class);

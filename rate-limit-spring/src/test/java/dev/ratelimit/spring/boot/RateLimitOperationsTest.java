@@ -51,16 +51,16 @@ class RateLimitOperationsTest {
         SecurityContextHolder.getContext().setAuthentication(
             UsernamePasswordAuthenticationToken.authenticated("ann", "n/a", AuthorityUtils.createAuthorityList("USER")));
         perUser.call();
-        assertThat(limiter.check("api", "ann", 0).remaining()).isEqualTo(1);
+        assertThat(limiter.named("api").check("ann", 0).remaining()).isEqualTo(1);
         SecurityContextHolder.getContext().setAuthentication(new AnonymousAuthenticationToken("key", "anonymousUser",
             AuthorityUtils.createAuthorityList("ROLE_ANONYMOUS")));
         perUser.call();
-        assertThat(limiter.check("api", "anonymousUser", 0).remaining()).as("anonymous is nobody").isEqualTo(2);
-        assertThat(limiter.check("api", "", 0).remaining()).isEqualTo(1);
+        assertThat(limiter.named("api").check("anonymousUser", 0).remaining()).as("anonymous is nobody").isEqualTo(2);
+        assertThat(limiter.named("api").check("", 0).remaining()).isEqualTo(1);
         SecurityContextHolder.clearContext();
         perUser.call();
-        assertThat(limiter.check("api", "", 0).remaining()).isEqualTo(0);
-        assertThat(limiter.check("api", "ann", 0).remaining()).isEqualTo(1);
+        assertThat(limiter.named("api").check("", 0).remaining()).isEqualTo(0);
+        assertThat(limiter.named("api").check("ann", 0).remaining()).isEqualTo(1);
       } finally {
         SecurityContextHolder.clearContext();
       }
@@ -87,7 +87,7 @@ class RateLimitOperationsTest {
           .doesNotContainKey("storeFailure");
     });
     runner.withBean(RateLimitStore.class, SwitchableStore::unavailable).run(context -> {
-      context.getBean(RateLimiter.class).limit("api", "ann", 1); // fails over to the local policy
+      context.getBean(RateLimiter.class).named("api").limit("ann", 1); // fails over to the local policy
       Health health = context.getBean(RateLimitHealthIndicator.class).health();
       assertThat(health.getStatus()).isEqualTo(Status.UP);
       assertThat(health.getDetails()).containsEntry("store", "SwitchableStore").containsEntry("storeAvailable", false)
@@ -97,7 +97,7 @@ class RateLimitOperationsTest {
     runner.withBean(RateLimitStore.class, SwitchableStore::unavailable)
         .withPropertyValues("ratelimit.health.down-when-store-unavailable=true", "ratelimit.store-failure=open")
         .run(context -> {
-          context.getBean(RateLimiter.class).limit("api", "ann", 1);
+          context.getBean(RateLimiter.class).named("api").limit("ann", 1);
           Health health = context.getBean(RateLimitHealthIndicator.class).health();
           assertThat(health.getStatus()).isEqualTo(Status.DOWN);
           assertThat(health.getDetails()).containsEntry("storeFailure", "open");
@@ -109,7 +109,7 @@ class RateLimitOperationsTest {
     runner.run(context -> {
       RateLimiter limiter = context.getBean(RateLimiter.class);
       RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
-      limiter.limit("api", "ann", 2);
+      limiter.named("api").limit("ann", 2);
       assertThat(endpoint.key("api", "ann")).isEqualTo(new RateLimitsEndpoint.KeyState(0, 2, 30_000, 60_000));
       assertThat(endpoint.key("api", "ann")).isEqualTo(new RateLimitsEndpoint.KeyState(0, 2, 30_000, 60_000));
       assertThat(endpoint.reset("api", "ann").getStatus()).isEqualTo(204);

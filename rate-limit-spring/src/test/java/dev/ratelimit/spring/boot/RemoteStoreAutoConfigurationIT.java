@@ -48,9 +48,9 @@ class RemoteStoreAutoConfigurationIT {
       assertThat(first.getBean(RateLimiter.class).store()).isInstanceOf(RedisStore.class);
       RateLimiter a = first.getBean(RateLimiter.class);
       RateLimiter b = second.getBean(RateLimiter.class);
-      assertThat(a.limit("api", "shared-key", 2).allowed()).isTrue();
-      assertThat(b.limit("api", "shared-key", 1).allowed()).isTrue();
-      assertThat(a.limit("api", "shared-key", 1).allowed()).as("the other node took the last unit").isFalse();
+      assertThat(a.named("api").limit("shared-key", 2).allowed()).isTrue();
+      assertThat(b.named("api").limit("shared-key", 1).allowed()).isTrue();
+      assertThat(a.named("api").limit("shared-key", 1).allowed()).as("the other node took the last unit").isFalse();
     }));
   }
 
@@ -62,8 +62,8 @@ class RemoteStoreAutoConfigurationIT {
         .run(context -> {
           assertThat(context).hasNotFailed();
           RateLimiter limiter = context.getBean(RateLimiter.class);
-          assertThat(limiter.limit("api", "via-factory", 3).allowed()).isTrue();
-          assertThat(limiter.limit("api", "via-factory", 1).allowed()).isFalse();
+          assertThat(limiter.named("api").limit("via-factory", 3).allowed()).isTrue();
+          assertThat(limiter.named("api").limit("via-factory", 1).allowed()).isFalse();
           assertThat(redis.command("EXISTS", "ratelimit:{api:via-factory}")).isEqualTo(":1");
         });
   }
@@ -92,8 +92,8 @@ class RemoteStoreAutoConfigurationIT {
           .run(context -> {
             assertThat(context.getBean(RateLimiter.class).store()).isInstanceOf(Bucket4jStore.class);
             RateLimiter limiter = context.getBean(RateLimiter.class);
-            assertThat(limiter.limit("api", "b4j", 3).allowed()).isTrue();
-            assertThat(limiter.limit("api", "b4j", 1).allowed()).isFalse();
+            assertThat(limiter.named("api").limit("b4j", 3).allowed()).isTrue();
+            assertThat(limiter.named("api").limit("b4j", 1).allowed()).isFalse();
           });
     } finally {
       client.shutdown();
