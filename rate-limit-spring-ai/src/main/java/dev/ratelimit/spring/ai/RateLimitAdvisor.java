@@ -4,6 +4,7 @@ import dev.ratelimit.Limit;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.internal.LogText;
 import dev.ratelimit.internal.SpecText;
+import dev.ratelimit.limiter.NamedLimiter;
 import dev.ratelimit.limiter.PendingCharge;
 import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.spring.RateLimitCountException;
@@ -63,6 +64,7 @@ public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
   private static final Log LOG = LogFactory.getLog(RateLimitAdvisor.class);
 
   private final RateLimiter limiter;
+  private final NamedLimiter budget;
   private final String limit;
   private final Function<ChatCall, String> key;
   private final ToDoubleFunction<ChatCall> estimate;
@@ -73,6 +75,7 @@ public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
 
   private RateLimitAdvisor(Builder builder) {
     this.limiter = builder.limiter;
+    this.budget = builder.limiter.named(builder.limit);
     this.limit = builder.limit;
     this.key = builder.key;
     this.estimate = builder.estimate;
@@ -94,7 +97,7 @@ public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
     if (spend == null) {
       return chain.nextCall(request);
     }
-    PendingCharge charge = admitted(limiter.charge(limit, spend.key(), spend.estimate()));
+    PendingCharge charge = admitted(budget.charge(spend.key(), spend.estimate()));
     // a model that throws leaves the charge open: at its estimate, as it may have worked
     ChatClientResponse response = chain.nextCall(request);
     long tokens = TokenUsage.total(response);
@@ -115,7 +118,7 @@ public final class RateLimitAdvisor implements CallAdvisor, StreamAdvisor {
     return CallerName.ofSubscriber()
         .map(name -> Optional.ofNullable(spend(new ChatCall(request.prompt(), request.context(), name.orElse(null)))))
         .flatMapMany(spend -> spend.isEmpty() ? chain.nextStream(request)
-            : Mono.fromCompletionStage(() -> limiter.chargeAsync(limit, spend.get().key(), spend.get().estimate()))
+            : Mono.fromCompletionStage(() -> budget.chargeAsync(spend.get().key(), spend.get().estimate()))
                 .flatMapMany(charge -> settledOnCompletion(chain.nextStream(request), admitted(charge))));
   }
 

@@ -72,7 +72,7 @@ class RateLimitAdvisorTest {
   }
 
   private double remaining(String limit, String key) {
-    return limiter.check(limit, key, 0).remaining();
+    return limiter.named(limit).check(key, 0).remaining();
   }
 
   @Test
@@ -402,7 +402,7 @@ class RateLimitAdvisorTest {
       return null;
     });
 
-    assertThat(big.check("llm-tokens", "team", 0).remaining()).isEqualTo(100_000 - 16 * 25 * 2 * 7);
+    assertThat(big.named("llm-tokens").check("team", 0).remaining()).isEqualTo(100_000 - 16 * 25 * 2 * 7);
   }
 
   @Test

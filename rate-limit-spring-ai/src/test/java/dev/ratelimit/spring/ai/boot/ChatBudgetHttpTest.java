@@ -129,7 +129,7 @@ class ChatBudgetHttpTest {
   void fresh() {
     model.reset();
     for (String key : List.of("ann", "bob", "")) {
-      limiter.reset("llm-tokens", key);
+      limiter.named("llm-tokens").reset(key);
     }
   }
 
@@ -233,7 +233,7 @@ class ChatBudgetHttpTest {
   void chat_byNobody_sharesTheLimitsGlobalKey() throws Exception {
     assertThat(post("/open/chat", null, PROMPT).statusCode()).isEqualTo(200);
 
-    assertThat(limiter.check("llm-tokens", "", 0).remaining()).isEqualTo(1000 - 37); // no path names the empty key
+    assertThat(limiter.named("llm-tokens").check("", 0).remaining()).isEqualTo(1000 - 37); // no path names the empty key
     assertThat(remaining("ann")).isEqualTo(1000);
   }
 

@@ -60,7 +60,7 @@ class RateLimitAiAutoConfigurationTest {
         ChatClient chat = context.getBean(ChatClient.Builder.class).build(); // a builder per injection point
         chat.prompt().user("hello").call().content();
       }
-      assertThat(limiter.check("llm-tokens", "", 0).remaining()).isEqualTo(1000 - 2 * 37);
+      assertThat(limiter.named("llm-tokens").check("", 0).remaining()).isEqualTo(1000 - 2 * 37);
       assertThat(context.getBean(RateLimitAdvisor.class).getOrder()).isEqualTo(RateLimitAdvisor.DEFAULT_ORDER);
     });
   }
@@ -75,7 +75,7 @@ class RateLimitAiAutoConfigurationTest {
           context.getBean(ChatClient.Builder.class).build().prompt().user("hello")
               .advisors(a -> a.param("tenant", "acme")).call().content();
 
-          assertThat(limiter.check("llm-tokens", "acme", 0).remaining()).isEqualTo(1000 - (2 + 100));
+          assertThat(limiter.named("llm-tokens").check("acme", 0).remaining()).isEqualTo(1000 - (2 + 100));
           assertThat(context.getBean(RateLimitAdvisor.class).getOrder()).isEqualTo(5);
         });
   }
@@ -114,8 +114,8 @@ class RateLimitAiAutoConfigurationTest {
       context.getBean(ChatClient.Builder.class).build().prompt().user("hello").call().content();
 
       RateLimiter limiter = context.getBean(RateLimiter.class);
-      assertThat(limiter.check("api", "mine", 0).remaining()).isEqualTo(10 - 4);
-      assertThat(limiter.check("llm-tokens", "", 0).remaining()).isEqualTo(1000);
+      assertThat(limiter.named("api").check("mine", 0).remaining()).isEqualTo(10 - 4);
+      assertThat(limiter.named("llm-tokens").check("", 0).remaining()).isEqualTo(1000);
     });
   }
 

@@ -144,13 +144,13 @@ class StreamOnRedisNonBlockingIT {
     assertThat(first.body()).isEqualTo("data:Hel\n\ndata:lo\n\ndata:!\n\n");
     // the settlement goes to Redis as the stream completes; the answer does not wait for it
     // (Redis's clock runs: a few tokens refill while the test runs, 100 would take six minutes)
-    await().atMost(Duration.ofSeconds(30)).until(() -> limiter.check("llm-tokens", "ivy", 0).remaining() < 700);
+    await().atMost(Duration.ofSeconds(30)).until(() -> limiter.named("llm-tokens").check("ivy", 0).remaining() < 700);
     assertThat(stream("ivy").statusCode()).isEqualTo(200);
-    await().atMost(Duration.ofSeconds(30)).until(() -> limiter.check("llm-tokens", "ivy", 0).remaining() < 300);
+    await().atMost(Duration.ofSeconds(30)).until(() -> limiter.named("llm-tokens").check("ivy", 0).remaining() < 300);
 
     HttpResponse<String> third = stream("ivy"); // the estimate, 3, fits; the model uses 400: into debt
     assertThat(third.statusCode()).isEqualTo(200);
-    await().atMost(Duration.ofSeconds(30)).until(() -> limiter.check("llm-tokens", "ivy", 0).remaining() < 0);
+    await().atMost(Duration.ofSeconds(30)).until(() -> limiter.named("llm-tokens").check("ivy", 0).remaining() < 0);
     HttpResponse<String> refused = stream("ivy");
     assertThat(refused.statusCode()).as(refused.body()).isEqualTo(429);
     assertThat(refused.headers().firstValue("Retry-After")).isPresent();

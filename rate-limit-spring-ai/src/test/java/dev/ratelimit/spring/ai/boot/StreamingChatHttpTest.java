@@ -128,7 +128,7 @@ class StreamingChatHttpTest {
   void fresh() {
     model.reset();
     for (String key : List.of("gina", "hank", "")) {
-      limiter.reset("llm-tokens", key);
+      limiter.named("llm-tokens").reset(key);
     }
   }
 
@@ -218,7 +218,7 @@ class StreamingChatHttpTest {
         .POST(HttpRequest.BodyPublishers.ofString(PROMPT)).build(), HttpResponse.BodyHandlers.ofString());
 
     assertThat(answer.statusCode()).isEqualTo(200);
-    assertThat(limiter.check("llm-tokens", "", 0).remaining()).isEqualTo(1000 - 37);
+    assertThat(limiter.named("llm-tokens").check("", 0).remaining()).isEqualTo(1000 - 37);
   }
 
   @Test
