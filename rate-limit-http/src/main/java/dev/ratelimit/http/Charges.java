@@ -2,6 +2,7 @@ package dev.ratelimit.http;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.http.builder.MissingKey;
 import dev.ratelimit.limiter.Decisions;
 import dev.ratelimit.limiter.NamedLimiter;
 import dev.ratelimit.limiter.PendingCharge;

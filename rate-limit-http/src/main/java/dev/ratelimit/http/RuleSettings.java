@@ -1,5 +1,6 @@
 package dev.ratelimit.http;
 
+import dev.ratelimit.http.builder.MissingKey;
 import dev.ratelimit.limiter.RateLimiter;
 
 /**

@@ -1,6 +1,7 @@
 package dev.ratelimit.http;
 
 import dev.ratelimit.Limit;
+import dev.ratelimit.http.builder.MissingKey;
 import dev.ratelimit.limiter.RateLimiter;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.contract.Concurrently;
+import dev.ratelimit.http.builder.MissingKey;
 import dev.ratelimit.limiter.RateLimiter;
 import java.util.ArrayList;
 import java.util.List;

@@ -30,13 +30,20 @@ final class Args {
     return value == Long.MAX_VALUE ? NO_BOUND : Long.toString(value);
   }
 
+  /**
+   * The allowed byte of a request the script did not decide: its key holds a value of another
+   * format ({@link ValueFormat}), whose version is in the remaining field.
+   */
+  static final int OTHER_FORMAT = 3;
+
   /** Bytes per decision in a script's reply. */
   static final int DECISION_BYTES = 25;
 
   /**
    * One decision of a script's reply, which is one string of {@value #DECISION_BYTES} bytes per
-   * request (reply_bytes in state.lua): allowed (0, 1, or 2 for a lease taken) as one byte, then
-   * remaining, retryAfter and resetAfter as little-endian doubles.
+   * request (reply_bytes in state.lua): allowed (0, 1, 2 for a lease taken, or
+   * {@link #OTHER_FORMAT}) as one byte, then remaining, retryAfter and resetAfter as
+   * little-endian doubles.
    */
   static Answer reply(byte[] reply, int index) {
     int from = DECISION_BYTES * index;
@@ -49,7 +56,7 @@ final class Args {
     double remaining = fields.getDouble();
     double retryAfter = fields.getDouble();
     double resetAfter = fields.getDouble();
-    if (allowed < 0 || allowed > 2 || !Double.isFinite(remaining) || !isMillis(retryAfter) || !isMillis(resetAfter)) {
+    if (allowed < 0 || allowed > OTHER_FORMAT || !Double.isFinite(remaining) || !isMillis(retryAfter) || !isMillis(resetAfter)) {
       throw new IllegalStateException("a rate-limit script replied allowed " + allowed + ", remaining " + remaining
           + ", retryAfter " + retryAfter + ", resetAfter " + resetAfter + " for request " + (index + 1));
     }
@@ -64,10 +71,19 @@ final class Args {
   /**
    * One decision as a script replied it.
    *
-   * @param allowed 0 denied, 1 admitted, 2 admitted with a lease taken as well
+   * @param allowed 0 denied, 1 admitted, 2 admitted with a lease taken as well,
+   *     {@link #OTHER_FORMAT} not decided (remaining: the version the key holds)
    */
   record Answer(int allowed, double remaining, long retryAfterMillis, long resetAfterMillis) {
-    Decision decision(double capacity) {
+    /**
+     * The decision on a key of limit {@code limit}.
+     *
+     * @throws dev.ratelimit.StoreUnavailableException when the key holds another value format
+     */
+    Decision decision(String limit, double capacity) {
+      if (allowed == OTHER_FORMAT) {
+        throw ValueFormat.refused(limit, remaining);
+      }
       return new Decision(allowed != 0, remaining, capacity, retryAfterMillis, resetAfterMillis);
     }
   }

@@ -242,7 +242,7 @@ final class LeasedKeySpace implements KeySpace {
   private Decision took(String key, Lease lease, Args.Answer reply) {
     boolean granted = reply.allowed() == 2;
     lease.scarce = !granted;
-    Decision inRedis = reply.decision(capacity);
+    Decision inRedis = reply.decision(keys.name(), capacity);
     if (!granted) {
       return inRedis;
     }

@@ -24,7 +24,8 @@ import java.util.concurrent.TimeoutException;
  * Keeps one limiter's runtime changes ({@link dev.ratelimit.limiter.NamedLimiter#replace}) the same on every node of one
  * Redis (docs/design.md §4.3.2). Redis holds the specs changed at runtime in one hash,
  * {@code prefix:limits}: field {@code name} or {@code name@plan}, value
- * {@code "<version> <Redis ms> <spec>"}, and field {@value #VERSION} counting the changes. A
+ * {@code "<version> <Redis ms> <spec>"}, field {@value #VERSION} counting the changes, and field
+ * {@code ~format} its value format ({@link ValueFormat}; absent: format 1). A
  * replace on this node writes its field and counts it in one script ({@link #publish}, on the
  * replacing thread, before any call sees the new limit); every {@code interval} one thread runs
  * one script ({@link #READ}) that reads the count and, only when it moved, this node's own fields,
@@ -58,6 +59,12 @@ final class LimitSync implements AutoCloseable {
    * from 1, so that no node takes its count for one it put in force before the hash was lost.
    */
   private static final String PUBLISH = """
+      local format = redis.call('HGET', KEYS[1], ARGV[4])
+      if format and format ~= ARGV[5] then
+        return redis.error_reply('ERR the runtime changes in ' .. KEYS[1] .. ' are of value format '
+            .. string.sub(format, 1, 32) .. ', and this node writes format ' .. ARGV[5])
+      end
+      redis.call('HSET', KEYS[1], ARGV[4], ARGV[5])
       local time = redis.call('TIME')
       local now = time[1] * 1000 + math.floor(time[2] / 1000)
       local version = redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
@@ -77,7 +84,8 @@ final class LimitSync implements AutoCloseable {
    * nil when the hash lacks it, or its size in bytes when over the bound; the hash's field count;
    * how many fields name no limit of this node (or -1: more fields than the bound, not looked
    * through), and the first few of their names in byte order (HKEYS's order changes with the
-   * hash), each cut, with its size in bytes.
+   * hash), each cut, with its size in bytes; then the hash's value format (nil: none, {@code
+   * "#<bytes>"} when too long to be one).
    */
   private static final String READ = """
       local hash = KEYS[1]
@@ -94,7 +102,7 @@ final class LimitSync implements AutoCloseable {
       if token == ARGV[2] then
         return {token}
       end
-      local own, mine = {}, {[ARGV[1]] = true}
+      local own, mine = {}, {[ARGV[1]] = true, ['@FORMAT@'] = true}
       for i = 7, #ARGV do
         mine[ARGV[i]] = true
         local bytes = redis.call('HSTRLEN', hash, ARGV[i])
@@ -108,7 +116,7 @@ final class LimitSync implements AutoCloseable {
       end
       local fields = redis.call('HLEN', hash)
       local others, first = -1, {}
-      if fields <= listed + 1 then
+      if fields <= listed + 2 then
         others = 0
         for _, name in ipairs(redis.call('HKEYS', hash)) do
           if not mine[name] then
@@ -130,7 +138,14 @@ final class LimitSync implements AutoCloseable {
         named[#named + 1] = entry[1]
         named[#named + 1] = entry[2]
       end
-      return {token, own, fields, others, named}""";
+      local format = false
+      local format_bytes = redis.call('HSTRLEN', hash, '@FORMAT@')
+      if format_bytes > 32 then
+        format = '#' .. format_bytes
+      elseif format_bytes > 0 then
+        format = redis.call('HGET', hash, '@FORMAT@')
+      end
+      return {token, own, fields, others, named, format}""".replace("@FORMAT@", ValueFormat.FIELD);
 
   private final RedisClusterAsyncCommands<String, String> commands;
   private final String hash;
@@ -201,7 +216,8 @@ final class LimitSync implements AutoCloseable {
       return;
     }
     await(commands.eval(PUBLISH, ScriptOutputType.INTEGER, new String[] {hash}, VERSION, field(name, plan),
-        limit.toString()), "publishing the change of limit '" + field(name, plan) + "'");
+        limit.toString(), ValueFormat.FIELD, Integer.toString(ValueFormat.VERSION)),
+        "publishing the change of limit '" + field(name, plan) + "'");
   }
 
   /**
@@ -219,6 +235,14 @@ final class LimitSync implements AutoCloseable {
         args.toArray(String[]::new)), "reading " + hash);
     String token = (String) read.get(0);
     if (read.size() == 1) {
+      return;
+    }
+    Object format = read.size() > 5 ? read.get(5) : null;
+    if (format != null && !Integer.toString(ValueFormat.VERSION).equals(format)) {
+      // another version's changes: none is put in force, and the next poll reads them again
+      logOnce(ValueFormat.FIELD + '=' + format, "ignoring the runtime changes in {0} in Redis, keeping the limits in "
+          + "force: they are of value format {1}, and this node reads format {2} only (docs/design.md §4.3)", hash,
+          LogText.quoted(String.valueOf(format)), Integer.toString(ValueFormat.VERSION));
       return;
     }
     if (token.startsWith("#")) {

@@ -27,15 +27,6 @@ final class RedisKeySpace implements KeySpace {
   private final ScriptBatcher batcher;
 
   RedisKeySpace(RedisStore store, String name, Limit limit) {
-    this(store, name, limit, null);
-  }
-
-  /**
-   * @param previous the limit this one replaced at runtime (or the plan it shares keys with), of
-   *     the same kind, whose keys the scripts carry over on first touch even as earlier versions
-   *     wrote them (without their writer's parameters); {@code null}: none
-   */
-  RedisKeySpace(RedisStore store, String name, Limit limit, Limit previous) {
     this.store = store;
     this.name = name;
     this.limit = limit;
@@ -46,13 +37,7 @@ final class RedisKeySpace implements KeySpace {
     // a token bucket, GCRA or fixed window (no random phase) writes what converts its state, and
     // converts what another of its kind wrote under the name: plans, changes, nodes not yet changed
     boolean converts = LimitKind.carriesOver(limit, limit);
-    if (previous == null) {
-      this.head = ScriptArguments.limit(kind.spec(), kind.fingerprint(limit, params), params, converts);
-    } else {
-      String[] before = parameters(kind, previous);
-      this.head = ScriptArguments.limit(kind.spec(), kind.fingerprint(limit, params), params,
-          kind.fingerprint(previous, before), before, converts);
-    }
+    this.head = ScriptArguments.limit(kind.spec(), kind.fingerprint(limit, params), params, converts);
     this.batcher = new ScriptBatcher(store, Script.forKind(kind.spec()), head);
   }
 
@@ -115,17 +100,20 @@ final class RedisKeySpace implements KeySpace {
   }
 
   private Decision decision(Args.Answer reply) {
-    return reply.decision(capacity);
+    return reply.decision(name, capacity);
   }
 
   @Override
   public void reset(String key) {
-    batcher.decide(redisKey(key), offset(key), encoded('x', 0, 0));
+    decision(batcher.decide(redisKey(key), offset(key), encoded('x', 0, 0))); // refused on another value format
   }
 
   @Override
   public CompletableFuture<Void> resetAsync(String key) {
-    return batcher.decideAsync(redisKey(key), offset(key), encoded('x', 0, 0)).thenApply(reply -> null);
+    return batcher.decideAsync(redisKey(key), offset(key), encoded('x', 0, 0)).thenApply(reply -> {
+      decision(reply);
+      return null;
+    });
   }
 
   @Override

@@ -128,9 +128,8 @@ public final class RedisStore implements RateLimitStore {
   /**
    * The same Redis keys under the new limit (state is keyed by name): kept as they are when only
    * {@code mode} or {@code failure} changed (the fingerprint is the same); carried over on first
-   * touch from any earlier limit of a token bucket, GCRA or fixed window of the name, since
-   * their values name their writer's parameters, and from the previous one even in values
-   * earlier versions wrote (DESIGN.md §2.7); fresh otherwise.
+   * touch from any other limit of a token bucket, GCRA or fixed window of the name, since their
+   * values name their writer's parameters (docs/design.md §2.7); fresh otherwise.
    */
   @Override
   public KeySpace rebind(KeySpace previous, Limit limit) {
@@ -138,8 +137,7 @@ public final class RedisStore implements RateLimitStore {
     if (previous instanceof LeasedKeySpace old && leased.remove(old)) {
       old.giveAllBack(); // the new limit decides from Redis's state, leases given back included
     }
-    return leasedIfAsked(new RedisKeySpace(this, previous.name(), limit,
-        LimitKind.carriesOver(previous.limit(), limit) ? previous.limit() : null));
+    return leasedIfAsked(new RedisKeySpace(this, previous.name(), limit));
   }
 
   /**
@@ -232,7 +230,7 @@ public final class RedisStore implements RateLimitStore {
     List<Decision> decisions(byte[] reply) {
       List<Decision> decisions = new ArrayList<>(keys.length);
       for (int i = 0; i < keys.length; i++) {
-        decisions.add(Args.reply(reply, i).decision(spaces.get(i).limit().capacity()));
+        decisions.add(Args.reply(reply, i).decision(spaces.get(i).name(), spaces.get(i).limit().capacity()));
       }
       return decisions;
     }

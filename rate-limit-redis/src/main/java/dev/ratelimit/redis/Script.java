@@ -100,7 +100,7 @@ final class Script {
     }
     kinds.forEach(kind -> parts.add(kind.spec()));
     parts.add("state");
-    StringBuilder body = new StringBuilder().append(ScriptArguments.lua());
+    StringBuilder body = new StringBuilder().append(ScriptArguments.lua()).append(ValueFormat.lua());
     for (String part : parts) {
       body.append("\n-- ==== ").append(part).append(".lua ====\n").append(resource(part + ".lua"));
     }

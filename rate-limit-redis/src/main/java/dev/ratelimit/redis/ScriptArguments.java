@@ -7,10 +7,9 @@ package dev.ratelimit.redis;
  *
  * <pre>
  * limit      one argument, its words separated by spaces: kind, fingerprint, {@value #PARAMETERS}
- *            parameters (the last: a fixed window's offset), then the limit it replaced: its
- *            fingerprint ('-': none) and parameters (DESIGN.md §2.7), then whether it converts
- *            ('1': its values name their writer's parameters, and a value another limit of its
- *            kind wrote under the name is carried over; '0': neither)
+ *            parameters (the last: a fixed window's offset), then whether it converts ('1': its
+ *            values name their writer's parameters, and a value another limit of its kind wrote
+ *            under the name is carried over, docs/design.md §2.7; '0': neither)
  * main-batch one limit, then one request list per key (KEYS[k]), then the clock if any
  * main-all   per charge: a limit, the key's window offset ('-': the limit's) and its count, then
  *            the clock if any
@@ -33,8 +32,6 @@ final class ScriptArguments {
   /** How many parameters every kind's Lua constructor takes (unused ones are {@code 0}). */
   static final int PARAMETERS = 5;
 
-  /** The previous limit's fingerprint when there is none. */
-  static final String NO_PREVIOUS = "-";
   /** The window offset of a charge that has the limit's own. */
   static final String LIMIT_OFFSET = "-";
   /** A charge of an all-or-nothing call: a limit, the key's window offset, its count. */
@@ -50,23 +47,10 @@ final class ScriptArguments {
    * @param parameters {@value #PARAMETERS} of them, as the kind's Lua constructor takes them
    */
   static String limit(String kind, String fingerprint, String[] parameters, boolean converts) {
-    String[] none = new String[PARAMETERS];
-    java.util.Arrays.fill(none, "0");
-    return limit(kind, fingerprint, parameters, NO_PREVIOUS, none, converts);
-  }
-
-  /**
-   * A limit that replaced another of its kind at runtime: a key still written under the previous
-   * one's fingerprint is carried over (its used units kept, capped by the new capacity).
-   */
-  static String limit(String kind, String fingerprint, String[] parameters, String previousFingerprint,
-      String[] previousParameters, boolean converts) {
-    if (parameters.length != PARAMETERS || previousParameters.length != PARAMETERS) {
-      throw new IllegalArgumentException("a limit has " + PARAMETERS + " script parameters, not "
-          + (parameters.length != PARAMETERS ? parameters.length : previousParameters.length));
+    if (parameters.length != PARAMETERS) {
+      throw new IllegalArgumentException("a limit has " + PARAMETERS + " script parameters, not " + parameters.length);
     }
-    return kind + ' ' + fingerprint + ' ' + String.join(" ", parameters) + ' ' + previousFingerprint + ' '
-        + String.join(" ", previousParameters) + ' ' + (converts ? '1' : '0');
+    return kind + ' ' + fingerprint + ' ' + String.join(" ", parameters) + ' ' + (converts ? '1' : '0');
   }
 
   /**

@@ -17,11 +17,12 @@
  *
  * <h2>Keys and values</h2>
  * {@code prefix:{name:key}} (a hash tag: one slot per name and key), with {@code name:key} longer
- * than 256 UTF-8 bytes replaced by {@code #} and its SHA-256. The value is a string: eight hex
- * digits that fingerprint the limit (a name bound to another limit reads old keys as fresh),
- * then the state: for token bucket, GCRA and fixed window {@code =} and three packed doubles
- * (the algorithm's number, the latest time stored and the key's timeline base; the text form of
- * earlier versions is still read); for a sliding window
+ * than 256 UTF-8 bytes replaced by {@code #} and its SHA-256. The value is a string: the value
+ * format's version and {@code :} ({@code ValueFormat}, docs/design.md §4.3: a key holding another
+ * version is never read, and its requests fail as a store failure), eight hex digits that
+ * fingerprint the limit (a name bound to another limit reads old keys as fresh), then the state:
+ * for token bucket, GCRA and fixed window {@code =} and three packed doubles (the algorithm's
+ * number, the latest time stored and the key's timeline base); for a sliding window
  * the latest time, the newest sub-window and its counts; for a sliding log the latest time and
  * its (time, units) entries; for a quota its period and the units used.
  *

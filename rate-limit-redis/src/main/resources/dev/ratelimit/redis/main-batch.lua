@@ -17,10 +17,11 @@
 --            more (the reply's first field is 2); otherwise the request alone, exactly as 'l'
 --            count, and no lease: the last units of a key are never parked in one node's lease.
 --            Leases go back with 'f', never above the capacity.
--- Reply: one string, 25 bytes per request, in the same order (reply_bytes in state.lua).
+-- Reply: one string, 25 bytes per request, in the same order (reply_bytes in state.lua); for
+--            each request on a key holding a value of another format version, other_format.
 local keys = #KEYS
 local now, keep = read_clock(ARGV[ARG_BATCH_REQUESTS + keys])
-local limit, fingerprint = read_limit(ARGV[ARG_BATCH_LIMIT])
+local limit, head = read_limit(ARGV[ARG_BATCH_LIMIT])
 local apply, default_offset = limit.apply, limit.offset
 
 -- the reply: the first decision's bytes, and a table only once there are more (one decision is
@@ -31,12 +32,15 @@ for k = 1, keys do
   local requests = read_requests(ARGV[ARG_BATCH_REQUESTS + k - 1])
   limit.offset = requests[1] or default_offset
 
-  local s1, s2, s3, existed = load_state(key, fingerprint, limit, now)
+  local s1, s2, s3, existed, format = load_state(key, head, limit, now)
   local changed = false
   local allowed, remaining, retry_after, reset_after
   for r = 2, #requests, 3 do
     local op, count, bound = requests[r], requests[r + 1], requests[r + 2]
-    if op == 'l' or op == 'c' or op == 'r' or op == 'd' then -- the common ones first: each test is a VM instruction
+    local bytes
+    if format ~= nil then
+      bytes = other_format(format) -- a value of another format version: not decided, not written
+    elseif op == 'l' or op == 'c' or op == 'r' or op == 'd' then -- the common ones first: each test is a VM instruction
       local wrote, n1, n2, n3
       allowed, remaining, retry_after, reset_after, wrote, n1, n2, n3 = apply(limit, s1, s2, s3, op, count, bound, now)
       if wrote then
@@ -63,7 +67,7 @@ for k = 1, keys do
     else
       error('unknown operation ' .. tostring(op))
     end
-    local bytes = reply_bytes(allowed, remaining, retry_after, reset_after)
+    bytes = bytes or reply_bytes(allowed, remaining, retry_after, reset_after)
     n = n + 1
     if n == 1 then
       first = bytes
@@ -76,7 +80,7 @@ for k = 1, keys do
   if changed then
     -- every decision's resetAfter is the time until its key's state afterwards is fresh: the
     -- last one's is when the state written becomes fresh
-    save_state(key, fingerprint, limit, s1, s2, s3, reset_after, keep, existed)
+    save_state(key, head, limit, s1, s2, s3, reset_after, keep, existed)
   end
 end
 if n == 1 then

@@ -4,8 +4,8 @@
 --
 -- A limit L is a table of numbers (capacity, tol and the algorithm's own) with L.alg, the
 -- algorithm: level(L, state, now), consume(L, state, now, count), refund(L, state, now, count)
--- (nil when nothing is left), estimate_wait(L, state, now, units), load(L, value) (the
--- fingerprint and the state), encode(L, state).
+-- (nil when nothing is left), estimate_wait(L, state, now, units), load(L, value) (the state of
+-- a value of this format and this limit, its head a first word to skip), encode(L, state).
 
 -- the first whole millisecond at which the level reaches units, searched over the levels
 local function object_wait_until(L, state, now, units)
@@ -70,9 +70,9 @@ local function object_refund(L, state, _, _, count, now)
   return allowed, remaining, retry_after, reset_after, next_state
 end
 
--- The value stored for a state: the fingerprint, a space, the kind's text.
-local function object_value(L, fingerprint, state)
-  return fingerprint .. ' ' .. L.alg.encode(L, state)
+-- The value stored for a state: the head (format version and fingerprint), a space, the kind's text.
+local function object_value(L, head, state)
+  return head .. ' ' .. L.alg.encode(L, state)
 end
 
 local function object_limit(alg, capacity)

@@ -93,8 +93,8 @@ function quota.estimate_wait(L, state, now, units)
 end
 
 function quota.load(L, value)
-  local fingerprint, start, finish, used = string.match(value, '^(%S+) (%S+) (%S+) (%S+)$')
-  return fingerprint, { start = tonumber(start), ['end'] = tonumber(finish), used = tonumber(used) }
+  local start, finish, used = string.match(value, '^%S+ (%S+) (%S+) (%S+)$')
+  return { start = tonumber(start), ['end'] = tonumber(finish), used = tonumber(used) }
 end
 
 function quota.encode(L, state)

@@ -189,9 +189,10 @@ local function words(text)
   return list
 end
 
--- The length of a limit's fingerprint (dev.ratelimit.algorithm.LimitKind.fingerprint), which
--- starts every stored value.
-local FINGERPRINT_LENGTH = 8
+-- The length of a stored value's head: the format version (FORMAT_HEAD, dev.ratelimit.redis.
+-- ValueFormat) and the limit's fingerprint (dev.ratelimit.algorithm.LimitKind.fingerprint, eight
+-- hex digits), which start every stored value.
+local HEAD_LENGTH = #FORMAT_HEAD + 8
 
 -- The kinds of limits this script knows, filled in by the algorithm sections below.
 local KINDS = {}

@@ -96,7 +96,7 @@ function sliding_log.load(L, value)
     times[i] = tonumber(fields[2 + 2 * i])
     units[i] = tonumber(fields[3 + 2 * i])
   end
-  return fields[1], { time = tonumber(fields[2]), times = times, units = units }
+  return { time = tonumber(fields[2]), times = times, units = units }
 end
 
 function sliding_log.encode(L, state)

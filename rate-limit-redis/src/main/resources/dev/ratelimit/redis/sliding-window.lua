@@ -98,7 +98,7 @@ function sliding_window.load(L, value)
   for j = 1, L.buckets + 1 do
     counts[j] = tonumber(fields[3 + j])
   end
-  return fields[1], { time = tonumber(fields[2]), newest = tonumber(fields[3]), counts = counts }
+  return { time = tonumber(fields[2]), newest = tonumber(fields[3]), counts = counts }
 end
 
 function sliding_window.encode(L, state)

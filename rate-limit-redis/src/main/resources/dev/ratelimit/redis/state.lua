@@ -9,14 +9,16 @@
 -- afterwards), until_fresh(L, s1, s2, s3, now), load and value below, and carry(L, P, s1, s2,
 -- s3, now) for kinds that convert.
 --
--- A key holds one string: the fingerprint of the limit that wrote it (FINGERPRINT_LENGTH hex
--- digits), then that kind's numbers: packed doubles after '=' (word.lua), or text after ' '
--- (%.17g for fractions; the sliding kinds and quotas). A kind's load(L, value, signed) returns
--- the fingerprint, the state and, when signed and the writer converts, what names it (its
--- writer signature: word.lua); value(L, fingerprint, s1, s2, s3) is the string to store. A value written under another limit of the name reads as a fresh key, unless both
--- convert and are of one kind (token bucket, GCRA, fixed window without random phase: another
--- plan, a change at runtime, a node not yet changed, a restart with other numbers): then it is
--- carried over by the rule of DESIGN.md §2.7.
+-- A key holds one string: its head, the format version (FORMAT_HEAD: the version, then ':') and
+-- the fingerprint of the limit that wrote it (HEAD_LENGTH bytes in all), then that kind's
+-- numbers: packed doubles after '=' (word.lua), or text after ' ' (%.17g for fractions; the
+-- sliding kinds and quotas). A kind's load(L, value, signed) returns the state of a value of
+-- this format and, when signed and the writer converts, what names it (its writer signature:
+-- word.lua); value(L, head, s1, s2, s3) is the string to store. A value written under another
+-- limit of the name reads as a fresh key, unless both convert and are of one kind (token bucket,
+-- GCRA, fixed window without random phase: another plan, a change at runtime, a node not yet
+-- changed, a restart with other numbers): then it is carried over by the rule of
+-- docs/design.md §2.7. A value of another format version is never read (docs/design.md §4.3).
 
 -- now, in epoch ms, and keep: from the optional last argument (ScriptArguments: the caller's
 -- time, a test clock, and whether keys never expire), else Redis TIME, read once per script
@@ -38,8 +40,9 @@ end
 
 -- Limits built from their argument, by that argument's text: as a Redis Functions library this
 -- code runs once and keeps them from call to call (run by EVALSHA, it starts with an empty table
--- each time). Each entry is the limit, its own offset (which the drivers set per key) and its
--- fingerprint. At most LIMITS_MAX, as the arguments come from clients.
+-- each time). Each entry is the limit, its own offset (which the drivers set per key) and the
+-- head of its values (format version and fingerprint). At most LIMITS_MAX, as the arguments come
+-- from clients.
 local LIMITS, LIMITS_MAX, limits_kept = {}, 1000, 0
 
 -- What names a converting limit in the values it writes: its ARG_PARAMETERS parameters as
@@ -73,10 +76,10 @@ local function writer_of(signature, L)
 end
 
 -- The limit an argument describes (ScriptArguments.limit: kind, fingerprint, ARG_PARAMETERS
--- parameters, then the limit it replaced: fingerprint or '-', ARG_PARAMETERS parameters, then
--- '1' when it converts): its kind's limit table, with the previous one as L.previous (and
--- L.previous_fingerprint) and, when it converts, L.signature, and its fingerprint. The text is
--- the same on every call of the limit, so it is the key it is kept under: one lookup per call.
+-- parameters, then '1' when it converts): its kind's limit table, with L.signature when it
+-- converts, and the head of the values it writes (the format version and its fingerprint). The
+-- text is the same on every call of the limit, so it is the key it is kept under: one lookup per
+-- call.
 local function read_limit(text)
   local kept = LIMITS[text]
   if kept ~= nil then
@@ -85,25 +88,21 @@ local function read_limit(text)
   end
   local w = words(text)
   local kind = KINDS[w[1]]
-  if kind == nil or #w ~= 4 + 2 * ARG_PARAMETERS then
+  if kind == nil or #w ~= 3 + ARG_PARAMETERS then
     error('not a limit: ' .. tostring(text))
   end
   local limit = kind(unpack(w, 3, 2 + ARG_PARAMETERS))
   limit.kind_name = w[1]
-  local previous = w[3 + ARG_PARAMETERS]
-  if previous ~= '-' then
-    limit.previous = kind(unpack(w, 4 + ARG_PARAMETERS, 3 + 2 * ARG_PARAMETERS))
-    limit.previous_fingerprint = previous
-  end
-  if w[4 + 2 * ARG_PARAMETERS] == '1' then
+  if w[3 + ARG_PARAMETERS] == '1' then
     limit.signature = signature_of(w[1], unpack(w, 3, 2 + ARG_PARAMETERS))
   end
   if limits_kept == LIMITS_MAX then
     LIMITS, limits_kept = {}, 0
   end
   limit.suffix = limit.signature or '' -- what word_value appends to every value it writes
-  LIMITS[text], limits_kept = { limit, limit.offset, w[2] }, limits_kept + 1
-  return limit, w[2]
+  local head = FORMAT_HEAD .. w[2]
+  LIMITS[text], limits_kept = { limit, limit.offset, head }, limits_kept + 1
+  return limit, head
 end
 
 -- A bound on a wait from Java: -1 stands for no bound.
@@ -151,32 +150,39 @@ local function read_requests(text)
   return parsed
 end
 
--- The key's state (its first value nil when it is fresh: missing, expired, or written under
--- another limit), then whether the key exists (save_state: only then can it keep its expiry). A state written under another limit of the kind, when both convert, or under
--- the limit this one replaced, is carried over (DESIGN.md §2.7).
-local function load_state(key, fingerprint, limit, now)
+-- The key's state (its first value nil when it is fresh: missing, expired, written under
+-- another limit, or no value these scripts write), then whether the key exists (save_state: only
+-- then can it keep its expiry), then, for a value of another format version, that version: the
+-- key's state is then unknown, and its requests are not decided (other_format). A state written
+-- under another limit of the kind, when both convert, is carried over (docs/design.md §2.7).
+local function load_state(key, head, limit, now)
   local value = redis.call('GET', key)
   if not value then
     return nil, nil, nil, false
   end
-  local written_by, s1, s2, s3 = limit:load(value)
-  if written_by == fingerprint then
-    return s1, s2, s3, true -- the common case: the signature is not even read
-  end
-  local signature = nil
-  if limit.signature ~= nil then
-    written_by, s1, s2, s3, signature = limit:load(value, true)
-  end
-  if signature ~= nil then
-    local writer = writer_of(signature, limit)
-    if writer ~= nil then
-      s1, s2, s3 = limit:carry(writer, s1, s2, s3, now)
-      return s1, s2, s3, true
-    end
-  end
-  if limit.previous ~= nil and written_by == limit.previous_fingerprint then
-    s1, s2, s3 = limit:carry(limit.previous, s1, s2, s3, now) -- as earlier versions wrote it: no signature
+  if sub(value, 1, HEAD_LENGTH) == head then
+    -- the common case: one comparison checks the format and the writer, and the signature is
+    -- not even read
+    local s1, s2, s3 = limit:load(value)
     return s1, s2, s3, true
+  end
+  if sub(value, 1, #FORMAT_HEAD) ~= FORMAT_HEAD then
+    -- a format version is 1 to 9 digits, then ':'
+    local version = string.match(value, '^(%d%d?%d?%d?%d?%d?%d?%d?%d?):')
+    if version ~= nil then
+      return nil, nil, nil, true, tonumber(version)
+    end
+    return nil, nil, nil, true -- no value these scripts write: a fresh key, replaced by the next write
+  end
+  if limit.signature ~= nil then
+    local s1, s2, s3, signature = limit:load(value, true)
+    if signature ~= nil then
+      local writer = writer_of(signature, limit)
+      if writer ~= nil then
+        s1, s2, s3 = limit:carry(writer, s1, s2, s3, now)
+        return s1, s2, s3, true
+      end
+    end
   end
   return nil, nil, nil, true
 end
@@ -213,12 +219,12 @@ end
 -- (EXPIRY_SLACK_MIN). A new key expires exactly when its state is fresh. With keep (time comes
 -- from the caller's clock, which may go back), keys never expire: a fresh state could still
 -- matter at an earlier time.
-local function save_state(key, fingerprint, limit, s1, s2, s3, ttl, keep, existed)
+local function save_state(key, head, limit, s1, s2, s3, ttl, keep, existed)
   if s1 == nil then
     redis.call('DEL', key)
     return
   end
-  local value = limit:value(fingerprint, s1, s2, s3)
+  local value = limit:value(head, s1, s2, s3)
   if keep then
     redis.call('SET', key, value)
     return
@@ -242,7 +248,7 @@ local function save_state(key, fingerprint, limit, s1, s2, s3, ttl, keep, existe
   end
 end
 
--- One decision as the reply carries it: allowed (0, 1, or 2 for a lease taken) as one byte, then
+-- One decision as the reply carries it: allowed (0, 1, 2 for a lease taken, or OTHER_FORMAT) as one byte, then
 -- remaining, retryAfter and resetAfter (whole ms) as little-endian doubles, 25 bytes
 -- (struct.pack '<Bddd': exact for every finite double, and the reply is one string, where a
 -- table of integers cost Redis about 5,000 instructions to convert and each integer 500 more;
@@ -252,4 +258,13 @@ local function reply_bytes(allowed, remaining, retry_after, reset_after)
     error('a decision with remaining units ' .. tostring(remaining))
   end
   return pack('<Bddd', allowed, remaining, retry_after, reset_after)
+end
+
+-- The reply to a request on a key holding a value of another format version, not decided:
+-- OTHER_FORMAT (dev.ratelimit.redis.Args), the key's version, this script's; the request fails
+-- (dev.ratelimit.redis.ValueFormat.refused) and the key is left as it is.
+local OTHER_FORMAT = 3
+
+local function other_format(version)
+  return reply_bytes(OTHER_FORMAT, version, FORMAT_VERSION, 0)
 end

@@ -7,10 +7,10 @@
 -- times, as the in-memory store's base per limit does; the offset places fixed windows at their
 -- start or the key's phase. A key never seen (or reset, or expired) is FRESH: full.
 --
--- Stored value (after the limit's fingerprint): '=' then word, stamp and base as three
--- little-endian doubles (struct.pack '<ddd': exact, and far cheaper for Redis than formatting
--- them; no stamp is -inf). Values that versions before it wrote as text, ' ' then word (%.17g),
--- stamp and base (whole ms; '-' for no stamp), are still read, so their keys keep their state.
+-- Stored value (after its head: the format version and the limit's fingerprint, state.lua): '='
+-- then word, stamp and base as three little-endian doubles (struct.pack '<ddd': exact, and far
+-- cheaper for Redis than formatting them; no stamp is -inf), then the writer's signature when it
+-- converts.
 --
 -- A limit L is a table of numbers (capacity, max_reserved, tol, offset, base_period and the
 -- algorithm's own) with L.alg, the algorithm: level(L, word, stamp, now),
@@ -191,42 +191,37 @@ local function word_until_fresh(L, word, stamp, base, now)
   return word_wait_from(L, word, stamp, now - base - L.offset, L.capacity)
 end
 
--- the byte after the fingerprint of a packed value (a text value has a space there)
+-- the byte after the head of a word kind's value (an object kind's has a space there)
 local PACKED = string.byte('=')
 
--- A stored value's fingerprint and state (word, stamp, base). A packed value may end with its
--- writer's signature (signature_of): what converts its state, returned when signed (only a value
--- with another limit's fingerprint needs it).
+-- The state (word, stamp, base) of a stored value of this format; nil (fresh) when no word kind
+-- wrote it. It may end with its writer's signature (signature_of): what converts its state,
+-- returned when signed (only a value with another limit's fingerprint needs it).
 local function word_load(L, value, signed)
   local n = #value
-  if byte(value, FINGERPRINT_LENGTH + 1) == PACKED and n >= FINGERPRINT_LENGTH + 25 then
-    local word, stamp, base = unpack_packed('<ddd', value, FINGERPRINT_LENGTH + 2)
-    local signature = nil
-    if signed and n > FINGERPRINT_LENGTH + 25 then
-      signature = sub(value, FINGERPRINT_LENGTH + 26)
-    end
-    return sub(value, 1, FINGERPRINT_LENGTH), word, stamp, base, signature
+  if byte(value, HEAD_LENGTH + 1) ~= PACKED or n < HEAD_LENGTH + 25 then
+    return nil
   end
-  local fingerprint, word, stamp, base = string.match(value, '^(%S+) (%S+) (%S+) (%S+)$')
-  if stamp == '-' then
-    stamp = NO_STAMP
+  local word, stamp, base = unpack_packed('<ddd', value, HEAD_LENGTH + 2)
+  if signed and n > HEAD_LENGTH + 25 then
+    return word, stamp, base, sub(value, HEAD_LENGTH + 26)
   end
-  return fingerprint, tonumber(word), tonumber(stamp), tonumber(base)
+  return word, stamp, base
 end
 
--- The value stored for a state: the fingerprint, '=', the packed state and the writer's
--- signature when it converts (L.suffix: '' when it does not), in one concatenation.
-local function word_value(L, fingerprint, word, stamp, base)
-  return fingerprint .. '=' .. pack('<ddd', word, stamp, base) .. L.suffix
+-- The value stored for a state: the head, '=', the packed state and the writer's signature when
+-- it converts (L.suffix: '' when it does not), in one concatenation.
+local function word_value(L, head, word, stamp, base)
+  return head .. '=' .. pack('<ddd', word, stamp, base) .. L.suffix
 end
 
 -- A limit of a word kind, from the parameters every one of them shares: rate, period (ms),
 -- capacity, maxReserved (-1: unbounded), offset (fixed windows: where the key's windows begin,
 -- modulo the period); base_period: the base is a multiple of it (the period for fixed windows,
 -- else 1 ms).
--- A state written under P, another limit of L's kind (L.previous, the one L replaced, or the
--- writer its value names): its units used at now stay used, capped by L's capacity, as
--- WordAlgorithm.used and carried do (DESIGN.md §2.7).
+-- A state written under P, another limit of L's kind (the writer its value names): its units
+-- used at now stay used, capped by L's capacity, as WordAlgorithm.used and carried do
+-- (docs/design.md §2.7).
 local function word_carry(L, P, word, stamp, base, now)
   local used = P.capacity - P.alg.level(P, word, stamp, now - base - P.offset)
   local new_base = now - now % L.base_period

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.StoreUnavailableException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;
@@ -34,14 +35,22 @@ class ArgsTest {
 
   @Test
   void reply_readsWhatTheScriptsWrite() {
-    assertThat(Args.reply(packed(1, 0.30000000000000004, 0, 125), 0).decision(5))
+    assertThat(Args.reply(packed(1, 0.30000000000000004, 0, 125), 0).decision("api", 5))
         .isEqualTo(new Decision(true, 0.30000000000000004, 5, 0, 125));
-    assertThat(Args.reply(packed(0, -2, 16, 250), 0).decision(5)).isEqualTo(new Decision(false, -2, 5, 16, 250));
-    assertThat(Args.reply(packed(0, 4.9999999999999996e-10, 2305843009213693952L, 1), 0).decision(5))
+    assertThat(Args.reply(packed(0, -2, 16, 250), 0).decision("api", 5)).isEqualTo(new Decision(false, -2, 5, 16, 250));
+    assertThat(Args.reply(packed(0, 4.9999999999999996e-10, 2305843009213693952L, 1), 0).decision("api", 5))
         .isEqualTo(new Decision(false, 4.9999999999999996e-10, 5, 2305843009213693952L, 1));
     Args.Answer lease = Args.reply(packed(2, 7, 0, 40), 0);
     assertThat(lease.allowed()).isEqualTo(2);
-    assertThat(lease.decision(50)).isEqualTo(new Decision(true, 7, 50, 0, 40));
+    assertThat(lease.decision("api", 50)).isEqualTo(new Decision(true, 7, 50, 0, 40));
+  }
+
+  @Test
+  void reply_ofAKeyInAnotherValueFormat_failsTheRequestAsAStoreFailureNamingBothVersions() {
+    Args.Answer refused = Args.reply(packed(Args.OTHER_FORMAT, 2, ValueFormat.VERSION, 0), 0);
+    assertThatThrownBy(() -> refused.decision("api", 5)).isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining("limit 'api'").hasMessageContaining("value of format 2")
+        .hasMessageContaining("this node reads format 1 only");
   }
 
   @Test
@@ -70,8 +79,8 @@ class ArgsTest {
 
   @Test
   void reply_refusesWhatNoScriptWrites() {
-    assertThatThrownBy(() -> Args.reply(packed(3, 1, 0, 0), 0)).isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("allowed 3");
+    assertThatThrownBy(() -> Args.reply(packed(4, 1, 0, 0), 0)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("allowed 4");
     assertThatThrownBy(() -> Args.reply(packed(-1, 1, 0, 0), 0)).isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> Args.reply(packed(1, Double.NaN, 0, 0), 0)).isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> Args.reply(packed(1, Double.POSITIVE_INFINITY, 0, 0), 0))

@@ -201,6 +201,33 @@ class LimitSyncIT {
   }
 
   @Test
+  void changesOfAnotherValueFormat_areNotPutInForce_andAReplaceFailsRatherThanWriteAmongThem() {
+    RateLimiter b = node(NEVER);
+    server.call("HSET", "ratelimit:limits", "~format", "2", "api", "2:1 0 " + NEW);
+    server.call("HINCRBY", "ratelimit:limits", "~version", "1");
+
+    poll(b);
+    poll(b);
+
+    assertThat(b.limits().get("api")).as("the limit in force, kept").isEqualTo(Limit.parse(OLD));
+    assertThat(warnings()).singleElement().satisfies(w -> assertThat(w)
+        .contains("ratelimit:limits", "value format \"2\"", "reads format 1 only"));
+    assertThatThrownBy(() -> b.named("api").replace(NEW)).isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining("value format 2").hasMessageContaining("writes format 1");
+    assertThat(b.limits().get("api")).isEqualTo(Limit.parse(OLD));
+    assertThat(server.call("HGET", "ratelimit:limits", "api")).as("nothing written").isEqualTo("2:1 0 " + NEW);
+  }
+
+  @Test
+  void aChangeWritesTheValueFormat_whichNoNodeTakesForALimit() {
+    RateLimiter a = node(NEVER);
+    a.named("api").replace(NEW);
+    assertThat(server.call("HGET", "ratelimit:limits", "~format")).isEqualTo("1");
+    poll(a);
+    assertThat(warnings()).as("~format names no limit, and is not logged as one").isEmpty();
+  }
+
+  @Test
   void aSpecThisNodeCannotRead_orALimitItLacks_isIgnoredAndLoggedOnce_whileTheOthersApply() {
     RateLimiter b = node(NEVER);
     server.call("HSET", "ratelimit:limits", "api", "1 0 token-bucket rate=banana period=1h");

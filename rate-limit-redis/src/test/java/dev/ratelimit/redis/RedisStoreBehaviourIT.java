@@ -268,24 +268,6 @@ class RedisStoreBehaviourIT {
     assertThat(limiter.named("log").check("u", 0).remaining()).as("nothing taken").isCloseTo(8, within(1e-3));
   }
 
-  @Test
-  void stateWrittenAsText_isStillRead_andRewrittenPacked() {
-    RateLimiter limiter = limiter(store, "text", "token-bucket rate=5 period=1h");
-    String key = "ratelimit:{text:k}";
-    limiter.named("text").limit("k", 1);
-    String fingerprint = ((String) server.call("GET", key)).substring(0, 8);
-    // as the scripts wrote it before the packed form: word 0 (empty at t = 0), stamp 0, base now
-    server.call("SET", key, fingerprint + " 0 0 " + System.currentTimeMillis());
-    Decision decision = limiter.named("text").limit("k", 1);
-    assertThat(decision.allowed()).as("an empty bucket, not a fresh one").isFalse();
-    assertThat(decision.remaining()).isLessThan(0.01);
-    assertThat(((String) server.call("GET", key)).charAt(8)).as("a denial writes nothing").isEqualTo(' ');
-    limiter.named("text").refund("k", 1);
-    assertThat(((String) server.call("GET", key)).charAt(8)).as("written back packed").isEqualTo('=');
-    assertThat(limiter.named("text").check("k", 0).remaining()).as("read back: the unit given back, little more")
-        .isBetween(1.0, 1.01);
-  }
-
   /**
    * A name bound to another limit (a restart with other numbers, a node not yet changed): a token
    * bucket, GCRA or fixed window carries the keys over by the rule of §2.7, as their values name

@@ -33,7 +33,7 @@ class ScriptArgumentsTest {
   void batch_putsTheRequestsAfterTheLimitAndNoClockWhenRedisTimeIsUsed() {
     String[] args = ScriptArguments.batch("", false, LIMIT, 2);
     Map<String, Integer> lua = luaConstants();
-    assertThat(args[lua.get("ARG_BATCH_LIMIT") - 1]).isEqualTo("gcra fp a b c d e - 0 0 0 0 0 1");
+    assertThat(args[lua.get("ARG_BATCH_LIMIT") - 1]).isEqualTo("gcra fp a b c d e 1");
     assertThat(lua.get("ARG_PARAMETERS")).isEqualTo(ScriptArguments.PARAMETERS);
     assertThat(ScriptArguments.requestsOf(0)).isEqualTo(lua.get("ARG_BATCH_REQUESTS") - 1);
     assertThat(args).hasSize(ScriptArguments.requestsOf(1) + 1);
@@ -72,14 +72,6 @@ class ScriptArgumentsTest {
     // main-all reads it at ARG_ALL_FIRST + ARG_ALL_STRIDE * #KEYS (1-based)
     assertThat(args).hasSize(lua.get("ARG_ALL_FIRST") - 1 + lua.get("ARG_ALL_STRIDE") * 2 + 1);
     assertThat(args[args.length - 1]).isEqualTo("1767225600000 1");
-  }
-
-  @Test
-  void limit_carriesThePreviousLimitAfterItsOwn() {
-    String limit = ScriptArguments.limit("gcra", "fp", new String[] {"a", "b", "c", "d", "e"}, "old",
-        new String[] {"v", "w", "x", "y", "z"}, false);
-    assertThat(limit.split(" ")).hasSize(4 + 2 * luaConstants().get("ARG_PARAMETERS"))
-        .containsExactly("gcra", "fp", "a", "b", "c", "d", "e", "old", "v", "w", "x", "y", "z", "0");
   }
 
   @Test

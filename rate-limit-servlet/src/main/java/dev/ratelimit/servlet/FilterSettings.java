@@ -3,6 +3,7 @@ package dev.ratelimit.servlet;
 import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.RuleSettings;
 import dev.ratelimit.http.Rules;
+import dev.ratelimit.http.builder.MissingKey;
 import dev.ratelimit.limiter.RateLimiter;
 
 /**
@@ -29,6 +30,6 @@ record FilterSettings(RuleSettings decided, RejectionHandler rejection) {
   }
 
   MissingKey missingKey() {
-    return MissingKey.of(decided.missingKey());
+    return decided.missingKey();
   }
 }

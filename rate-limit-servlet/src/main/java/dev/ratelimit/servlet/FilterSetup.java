@@ -6,6 +6,7 @@ import dev.ratelimit.http.RequestKey;
 import dev.ratelimit.http.RuleOptions;
 import dev.ratelimit.http.RuleSetup;
 import dev.ratelimit.http.UrlPattern;
+import dev.ratelimit.http.builder.MissingKey;
 import dev.ratelimit.limiter.RateLimiter;
 import java.util.Objects;
 
@@ -77,7 +78,7 @@ final class FilterSetup {
   }
 
   void missingKey(MissingKey policy) {
-    rules.missingKey(Objects.requireNonNull(policy, "policy").policy());
+    rules.missingKey(Objects.requireNonNull(policy, "policy"));
   }
 
   void rejection(RejectionHandler handler) {

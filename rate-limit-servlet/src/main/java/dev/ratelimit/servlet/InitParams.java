@@ -10,6 +10,7 @@ import dev.ratelimit.http.Rule;
 import dev.ratelimit.http.RuleLine;
 import dev.ratelimit.http.RuleOptions;
 import dev.ratelimit.http.UrlPattern;
+import dev.ratelimit.http.builder.MissingKey;
 import dev.ratelimit.store.RateLimitStore;
 import jakarta.servlet.FilterConfig;
 import java.util.ArrayList;

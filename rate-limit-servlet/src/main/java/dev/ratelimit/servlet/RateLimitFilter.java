@@ -6,6 +6,7 @@ import dev.ratelimit.http.Request;
 import dev.ratelimit.http.RuleOptions;
 import dev.ratelimit.http.UrlPattern;
 import dev.ratelimit.http.builder.FilterBuilder;
+import dev.ratelimit.http.builder.MissingKey;
 import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.store.RateLimitStore;
 import jakarta.servlet.AsyncEvent;
@@ -324,6 +325,7 @@ public class RateLimitFilter extends HttpFilter {
       return this;
     }
 
+    /** What a rule does with a request without its key. Default: {@link MissingKey#GLOBAL}. */
     public Builder missingKey(MissingKey policy) {
       setup.missingKey(policy);
       return this;

@@ -8,6 +8,7 @@ import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.contract.SwitchableStore;
 import dev.ratelimit.http.Keys;
+import dev.ratelimit.http.builder.MissingKey;
 import dev.ratelimit.limiter.RateLimiter;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;

@@ -262,7 +262,7 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
 
     /** What a rule does with a request without its key: {@code global} (default), {@code skip} or {@code deny}. */
     public Builder missingKey(String policy) {
-      setup.missingKey(dev.ratelimit.http.MissingKey.parse(Objects.requireNonNull(policy, "policy")));
+      setup.missingKey(dev.ratelimit.http.builder.MissingKey.parse(Objects.requireNonNull(policy, "policy")));
       return this;
     }
 

@@ -8,7 +8,7 @@ import dev.ratelimit.limiter.NamedLimiter;
 import dev.ratelimit.limiter.PendingCharge;
 import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.spring.RateLimitCountException;
-import dev.ratelimit.spring.boot.RateLimitProperties.MissingKey;
+import dev.ratelimit.http.builder.MissingKey;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;

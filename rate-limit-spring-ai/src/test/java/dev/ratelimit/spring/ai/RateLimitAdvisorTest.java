@@ -8,7 +8,7 @@ import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.contract.Concurrently;
 import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.spring.RateLimitCountException;
-import dev.ratelimit.spring.boot.RateLimitProperties.MissingKey;
+import dev.ratelimit.http.builder.MissingKey;
 import dev.ratelimit.store.InMemoryStore;
 import java.time.Duration;
 import java.util.List;

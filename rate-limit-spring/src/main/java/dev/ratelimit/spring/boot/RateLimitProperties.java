@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.http.builder.MissingKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -184,16 +185,6 @@ public class RateLimitProperties {
 
   public TopKeys getTopKeys() {
     return topKeys;
-  }
-
-  /** What a filter rule does with a request that has no key (no such header, parameter or user). */
-  public enum MissingKey {
-    /** All such requests share the limit's global key (the default). */
-    GLOBAL,
-    /** The rule doesn't apply to the request; other rules still do. */
-    SKIP,
-    /** The request is refused with 400 and a problem+json body naming the missing key. */
-    DENY
   }
 
   /** The filter (the servlet one, or the WebFlux one in a reactive application): registered when there are rules. */

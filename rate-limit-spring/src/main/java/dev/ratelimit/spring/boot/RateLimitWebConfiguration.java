@@ -5,7 +5,7 @@ import dev.ratelimit.limiter.NamedLimiter;
 import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.servlet.ClientAddress;
 import dev.ratelimit.servlet.KeyResolver;
-import dev.ratelimit.servlet.MissingKey;
+import dev.ratelimit.http.builder.MissingKey;
 import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.servlet.RateLimitResponses;
 import jakarta.servlet.http.HttpServletResponse;
@@ -70,7 +70,7 @@ class RateLimitWebConfiguration {
   FilterRegistrationBean<RateLimitFilter> rateLimitFilter(RateLimiter limiter, RateLimitProperties properties,
       BeanFactory beanFactory, Environment environment) {
     RateLimitFilter filter = FilterRules.build(properties, beanFactory, new ServletTarget(limiter,
-        MissingKey.valueOf(properties.getFilter().getMissingKey().name()), beanFactory));
+        properties.getFilter().getMissingKey(), beanFactory));
     FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
     registration.setName("rateLimitFilter");
     registration.setOrder(filterOrder(properties, environment, beanFactory instanceof ConfigurableBeanFactory configurable

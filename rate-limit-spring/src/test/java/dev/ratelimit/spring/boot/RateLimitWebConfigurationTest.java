@@ -187,7 +187,10 @@ class RateLimitWebConfigurationTest {
 
   @Test
   void missingKey_isSettable_andABadValueFailsStartupNamingIt() {
-    runner.withPropertyValues("ratelimit.filter.missing-key=deny").run(context -> assertThat(context).hasNotFailed());
+    runner.withPropertyValues("ratelimit.filter.missing-key=deny").run(context -> assertThat(context.getBean(
+        RateLimitProperties.class).getFilter().getMissingKey()).isEqualTo(dev.ratelimit.http.builder.MissingKey.DENY));
+    runner.withPropertyValues("ratelimit.filter.missing-key=SKIP").run(context -> assertThat(context.getBean(
+        RateLimitProperties.class).getFilter().getMissingKey()).isEqualTo(dev.ratelimit.http.builder.MissingKey.SKIP));
     runner.withPropertyValues("ratelimit.filter.missing-key=sometimes").run(context -> assertThat(context)
         .hasFailed().getFailure().rootCause().hasMessageContaining("sometimes"));
   }

@@ -7,7 +7,6 @@ import dev.ratelimit.spring.boot.RateLimitAutoConfiguration;
 import dev.ratelimit.spring.boot.RateLimitProperties;
 import dev.ratelimit.webflux.RateLimitExceptionHandler;
 import dev.ratelimit.webflux.RateLimitWebFilter;
-import java.util.Locale;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -48,7 +47,7 @@ public final class RateLimitWebFluxAutoConfiguration {
   @ConditionalOnMissingBean(name = "rateLimitWebFilter")
   RateLimitWebFilter rateLimitWebFilter(RateLimiter limiter, RateLimitProperties properties, BeanFactory beanFactory) {
     WebFluxFilterTarget target = new WebFluxFilterTarget(limiter, beanFactory);
-    target.builder().missingKey(properties.getFilter().getMissingKey().name().toLowerCase(Locale.ROOT));
+    target.builder().missingKey(properties.getFilter().getMissingKey().spec());
     return FilterRules.build(properties, beanFactory, target);
   }
 }

@@ -1,7 +1,7 @@
 package dev.ratelimit.spring.ai.boot;
 
 import dev.ratelimit.spring.ai.RateLimitAdvisor;
-import dev.ratelimit.spring.boot.RateLimitProperties.MissingKey;
+import dev.ratelimit.http.builder.MissingKey;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**

@@ -8,7 +8,7 @@ import dev.ratelimit.contract.Concurrently;
 import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.spring.ai.RateLimitAdvisor;
 import dev.ratelimit.spring.ai.ScriptedChatModel;
-import dev.ratelimit.spring.boot.RateLimitProperties.MissingKey;
+import dev.ratelimit.http.builder.MissingKey;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

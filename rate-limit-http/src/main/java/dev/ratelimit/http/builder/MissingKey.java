@@ -1,8 +1,14 @@
-package dev.ratelimit.http;
+package dev.ratelimit.http.builder;
 
 import java.util.Locale;
 
-/** What a rule does with a request that has no key (no such header, parameter or user). */
+/**
+ * What a rule does with a request that has no key (no such header, parameter or user): the
+ * {@code missing-key} setting of every front end (docs/design.md §6.2), in {@code web.xml}, the
+ * builders and {@code ratelimit.filter.missing-key}.
+ *
+ * @since 1.0
+ */
 public enum MissingKey {
   /** All such requests share the limit's global key (the default). */
   GLOBAL,
@@ -16,6 +22,11 @@ public enum MissingKey {
     return name().toLowerCase(Locale.ROOT);
   }
 
+  /**
+   * The policy a setting spells ({@link #spec()}).
+   *
+   * @throws IllegalArgumentException naming the value and the allowed ones
+   */
   public static MissingKey parse(String value) {
     for (MissingKey policy : values()) {
       if (policy.spec().equals(value)) {
