@@ -13,8 +13,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Every spec value that would overflow is a spec error naming the parameter and the value
- * (issue 12, finding 9), never an ArithmeticException at the first request.
+ * Every spec value that would overflow is a spec error naming the parameter and the value,
+ * never an ArithmeticException at the first request.
  */
 class SpecOverflowTest {
   private static final String HUGE = "1" + "0".repeat(400);

@@ -94,7 +94,7 @@ public final class Bucket4jStore implements RateLimitStore {
   /**
    * Keeps every key's state when only {@code mode} or {@code failure} changed (the buckets'
    * keys stay the same); starts fresh for a limit of another kind. A changed limit of the same
-   * kind would have to carry each key's used units over (DESIGN.md §2.7), which bucket4j's buckets
+   * kind would have to carry each key's used units over (docs/design.md §2.7), which bucket4j's buckets
    * can't be made to do from outside: refused.
    *
    * @throws UnsupportedOperationException for a changed token bucket or fixed window
@@ -104,7 +104,7 @@ public final class Bucket4jStore implements RateLimitStore {
     Objects.requireNonNull(limit, "limit");
     if (!LimitKind.sameState(previous.limit(), limit) && LimitKind.carriesOver(previous.limit(), limit)) {
       throw new UnsupportedOperationException("the bucket4j store can't carry the keys of limit '" + previous.name()
-          + "' over to a changed " + limit.kind() + " (DESIGN.md §2.7); at runtime only mode and failure can change "
+          + "' over to a changed " + limit.kind() + " (docs/design.md §2.7); at runtime only mode and failure can change "
           + "on this store, or the kind (starting fresh)");
     }
     return bind(previous.name(), limit);
@@ -124,7 +124,7 @@ public final class Bucket4jStore implements RateLimitStore {
     Objects.requireNonNull(limit, "limit");
     if (!LimitKind.sameState(sibling.limit(), limit)) {
       throw new UnsupportedOperationException("the bucket4j store can't carry a key's used units from one "
-          + limit.kind() + " bucket to another (DESIGN.md §2.7); on this store a plan's limit is either of another "
+          + limit.kind() + " bucket to another (docs/design.md §2.7); on this store a plan's limit is either of another "
           + "kind (a state of its own) or differs only in mode and failure");
     }
     return bind(sibling.name(), limit);

@@ -145,7 +145,7 @@ public abstract class LimitKind {
    * Whether a key's state under {@code previous} is carried over to {@code next} when one
    * replaces the other at runtime: for a token bucket, GCRA or fixed window replaced by one of
    * its kind (not with {@code phase=random}, whose windows move with the period), the units used
-   * stay used, capped by the new capacity (DESIGN.md §2.7). Other changes start fresh.
+   * stay used, capped by the new capacity (docs/design.md §2.7). Other changes start fresh.
    */
   public static boolean carriesOver(Limit previous, Limit next) {
     LimitKind kind = of(next);

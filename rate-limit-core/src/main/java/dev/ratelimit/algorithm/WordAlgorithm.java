@@ -156,7 +156,7 @@ public abstract class WordAlgorithm {
 
   /**
    * Units used at {@code now}: the capacity less the level (more than the capacity while in
-   * debt). What a key carries over to another limit of its kind (DESIGN.md §2.7).
+   * debt). What a key carries over to another limit of its kind (docs/design.md §2.7).
    */
   public final double used(double state, long stamp, long now) {
     return capacity - level(state, stamp, now);

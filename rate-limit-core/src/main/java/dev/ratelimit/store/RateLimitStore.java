@@ -30,7 +30,7 @@ public interface RateLimitStore extends AutoCloseable {
 
   /**
    * Binds {@code limit} in place of {@code previous} under the same name, while both may serve
-   * (a limit changed at runtime, DESIGN.md §2.7). Rule: when the two limits' keys read the same
+   * (a limit changed at runtime, docs/design.md §2.7). Rule: when the two limits' keys read the same
    * ({@link dev.ratelimit.algorithm.LimitKind#sameState}: only {@code mode} or {@code failure}
    * differ), every key keeps its state; otherwise every key starts fresh under {@code limit}.
    * The default binds anew, which is right for stores that key state by name and tell limits
@@ -53,7 +53,7 @@ public interface RateLimitStore extends AutoCloseable {
 
   /**
    * Binds {@code limit}, another plan of the limit bound as {@code sibling}, on the same state per
-   * key (DESIGN.md §2.7): a key decided under one plan, then under another, is carried over from
+   * key (docs/design.md §2.7): a key decided under one plan, then under another, is carried over from
    * the state the first left by the rule of {@link #rebind} (its used units kept, capped by the
    * other plan's capacity), and both plans stay in force. The limiter asks only for limits that
    * {@link dev.ratelimit.algorithm.LimitKind#carriesOver carry over} to the sibling's. The default

@@ -24,7 +24,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Spaces whose keys carry over to one another (the plans of a limit, and the limits that
  * replaced them at runtime: one kind, no random phase) share one {@link Family}: one map, one
  * cell per key, each cell knowing the space that wrote it. A space deciding on a cell another one
- * wrote reads it with its used units kept, capped by its own capacity (DESIGN.md §2.7); a
+ * wrote reads it with its used units kept, capped by its own capacity (docs/design.md §2.7); a
  * request that writes takes it over, under the map's lock for that key, so a key is never decided
  * on two states at once, nor seen absent while it moves.
  */
@@ -116,7 +116,7 @@ final class WordKeySpace extends InMemoryKeySpace {
    * <p>{@code meta} is the space whose algorithm and timeline the state is on (its owner; another
    * member takes the cell over), or a {@link Kept} decision of that owner's. The owner never
    * changes: every {@code Kept} written to a cell names the same one, so the cell stays at two
-   * longs and a reference, as before decisions were kept.
+   * longs and a reference.
    */
   static final class Cell {
     /** A NaN no arithmetic produces: the key was dropped; look it up again. */
@@ -295,10 +295,10 @@ final class WordKeySpace extends InMemoryKeySpace {
    * loser sleeps, the winner decides at one thread's speed, and the two together at least as fast
    * as one. What it costs: the loser waits once, about 50-60 µs on Linux (the timer slack of a
    * 1 ns park), and only when another thread wrote the same key at that instant; its later losses
-   * retry at once, as before (lock-free; a decision waits again only if its cell dies meanwhile);
+   * retry at once (lock-free; a decision waits again only if its cell dies meanwhile);
    * no lock is held; an interrupted thread does not wait (its interrupt stays set). It is no less
-   * fair than the compare-and-set was: the winner keeps its lead while the loser sleeps. Spinning
-   * instead ({@link Thread#onSpinWait}, growing up to 16 to 1024 times) was tried: as often slower
+   * fair than a bare compare-and-set: the winner keeps its lead while the loser sleeps. Spinning
+   * instead ({@link Thread#onSpinWait}, growing up to 16 to 1024 times) measures as often slower
    * as faster than no back-off.
    */
   private static void backOff() {

@@ -77,7 +77,7 @@ public abstract class RateLimitStoreContract {
 
   /**
    * Whether this store carries a key's used units over to a changed limit of its kind
-   * (DESIGN.md §2.7); a store that can't must refuse the change with a clear error.
+   * (docs/design.md §2.7); a store that can't must refuse the change with a clear error.
    */
   protected boolean carriesStateOver() {
     return true;
@@ -181,7 +181,7 @@ public abstract class RateLimitStoreContract {
         .build();
   }
 
-  /** The kinds whose plans share one state per key (DESIGN.md §2.7). */
+  /** The kinds whose plans share one state per key (docs/design.md §2.7). */
   @ParameterizedTest
   @ValueSource(strings = {"token-bucket", "gcra", "fixed-window"})
   void plans_shareOneStatePerKey_usedUnitsCappedByThePlansCapacity(String kind) {

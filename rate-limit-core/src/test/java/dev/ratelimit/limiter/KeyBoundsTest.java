@@ -12,8 +12,8 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every key reaches a store bounded, whatever the front end (issue 12, finding 2), and distinct
- * keys, lone surrogates included, never share a bucket (finding 8).
+ * Every key reaches a store bounded, whatever the front end, and distinct
+ * keys, lone surrogates included, never share a bucket.
  */
 class KeyBoundsTest {
   private final ManualClock clock = new ManualClock(1_767_225_600_000L);

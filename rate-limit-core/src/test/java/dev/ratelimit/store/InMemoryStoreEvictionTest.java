@@ -17,7 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Eviction never gives units back (issue 12, finding 1): a key forgotten under memory pressure
+ * Eviction never gives units back: a key forgotten under memory pressure
  * returns with at least what it had used, whichever limit the flood is on; and a new key pays a
  * bounded number of visits, never a pass over the map. Sizes are small so that it runs in
  * seconds; {@link InMemoryStoreFloodTest} runs the issue's sizes.

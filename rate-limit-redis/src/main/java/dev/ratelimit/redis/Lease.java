@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * The units this node holds of one key: taken from Redis by lease takes, spent by this node's
  * threads with a compare-and-set each, given back when the lease expires. Units only come from
  * takes Redis admitted and only leave by a spend or by {@link #retire}, never below 0: what this
- * node admits from a lease is at most what Redis counted as taken (DESIGN.md §4.3.3).
+ * node admits from a lease is at most what Redis counted as taken (docs/design.md §4.3.3).
  *
  * <p>A retired lease (expired, returned) holds NaN: no spend succeeds on it and no take adds to
  * it, so a take that returns after its lease expired gives its units straight back.

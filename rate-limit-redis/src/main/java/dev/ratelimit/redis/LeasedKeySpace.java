@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A token bucket or GCRA with {@code lease=N} on a {@link RedisStore} (DESIGN.md §4.3.3):
+ * A token bucket or GCRA with {@code lease=N} on a {@link RedisStore} (docs/design.md §4.3.3):
  * a request this node can't admit from the units it holds takes its count plus a lease of N
  * units from Redis in one script call (op {@code t} of the kind's script, main-batch.lua); later requests on the key are
  * admitted from the lease here, one compare-and-set each, until it is spent or expires, when

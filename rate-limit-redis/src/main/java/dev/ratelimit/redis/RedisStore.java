@@ -24,7 +24,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Keeps limits' state in Redis, so that every application node makes the same decisions
- * (DESIGN.md §4). Each decision is one Lua script per algorithm, run with {@code FCALL} on Redis 7
+ * (docs/design.md §4). Each decision is one Lua script per algorithm, run with {@code FCALL} on Redis 7
  * (a function library) or {@code EVALSHA}: at most
  * one Redis command per decision, atomic, no compare-and-swap retries; concurrent decisions on one
  * hot key share one script call that decides each in order. Time is Redis {@code TIME}, so nodes
@@ -115,7 +115,7 @@ public final class RedisStore implements RateLimitStore {
     return leasedIfAsked(new RedisKeySpace(this, name, limit));
   }
 
-  /** A limit with {@code lease=N} takes leases (DESIGN.md §4.3.3); others decide each request in Redis. */
+  /** A limit with {@code lease=N} takes leases (docs/design.md §4.3.3); others decide each request in Redis. */
   private KeySpace leasedIfAsked(RedisKeySpace keys) {
     if (keys.limit().lease() == 0) {
       return keys;
@@ -143,7 +143,7 @@ public final class RedisStore implements RateLimitStore {
   /**
    * Another plan on the same Redis keys: one value per key, whichever plan wrote it, converted by
    * the script of the plan deciding (its writer's parameters are in the value), so one round
-   * trip as ever (DESIGN.md §2.7).
+   * trip as ever (docs/design.md §2.7).
    */
   @Override
   public KeySpace share(KeySpace sibling, Limit limit) {

@@ -47,8 +47,8 @@ final class ScriptBatcher {
    * Redis, about the same whether it carries one decision or twenty, and Redis runs calls one at
    * a time anyway, so more lanes only overlap round trips. With 32 callers on 100,000 keys four
    * lanes made 0.24 calls per decision and one 0.07, for a fifth less client CPU per decision
-   * (the event loop's share 40% less) and no more Redis CPU (docs/benchmarks.md §4, sixth
-   * session). What it costs is a wait behind the call in flight: bounded in docs/design.md §4.3.
+   * (the event loop's share 40% less) and no more Redis CPU (docs/benchmarks.md §4).
+   * What it costs is a wait behind the call in flight: bounded in docs/design.md §4.3.
    */
   private final Lane standalone = new Lane();
   /** The lanes in a Cluster: one per slot, at most 16384, made as keys of a slot come. */
@@ -176,8 +176,8 @@ final class ScriptBatcher {
   /**
    * The requests of some of this limit's keys (in a Cluster: of one slot): at most two script
    * calls in flight, so that Redis decides one while the client reads the other's reply and sends
-   * the next (with one, a lane of 32 callers kept the two cores 1.26 busy: docs/benchmarks.md §4,
-   * seventh session); the other requests wait for the next. Requests are sent in the order they
+   * the next (with one, a lane of 32 callers kept the two cores 1.26 busy: docs/benchmarks.md §4);
+   * the other requests wait for the next. Requests are sent in the order they
    * come (one connection keeps that order to Redis), so each key's requests are decided in order.
    */
   private static final class Lane {
@@ -195,7 +195,7 @@ final class ScriptBatcher {
      * second, so no thread's requests change order. And a key's requests are not split over two
      * calls at once: each call reads and writes its keys once, so a hot key split in two cost
      * Redis a read and a write more per call and the event loop a reply more, for no overlap
-     * gained (docs/benchmarks.md §4, seventh session).
+     * gained (docs/benchmarks.md §4).
      */
     boolean mayStart(String key) {
       return first == null || (second == null && !first.async && !first.holds(key));

@@ -1,5 +1,5 @@
 /**
- * The Redis store (DESIGN.md §4): limits' state in Redis, so that every application node makes
+ * The Redis store (docs/design.md §4): limits' state in Redis, so that every application node makes
  * the same decisions. Build it with {@link dev.ratelimit.redis.RedisStore#builder()}.
  *
  * <h2>How a decision is made</h2>

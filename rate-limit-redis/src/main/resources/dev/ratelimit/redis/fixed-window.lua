@@ -1,4 +1,4 @@
--- fixed-window (DESIGN.md §2): windows of one period on the key's timeline (Java passes the
+-- fixed-window (docs/design.md §2): windows of one period on the key's timeline (Java passes the
 -- offset of the configured start, or of the key's phase for phase=random: FNV-1a of the key).
 -- Kept as one number d, as FixedWindowAlgorithm does: in window k the level is
 -- min(capacity, k·rate − d), so entering a later window adds rate per window passed, up to the

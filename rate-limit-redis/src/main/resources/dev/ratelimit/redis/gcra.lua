@@ -1,4 +1,4 @@
--- gcra (DESIGN.md §2): one theoretical arrival time (TAT) per key. With T = period/rate the
+-- gcra (docs/design.md §2): one theoretical arrival time (TAT) per key. With T = period/rate the
 -- emission interval and τ = capacity·T, units at now are capacity − (max(tat, now) − now)/T;
 -- admitted iff the units left stay above the floor (the same as next − now ≤ τ, or τ +
 -- maxReserved·T for a reserve). It reads now as given, as GcraAlgorithm does: a clock going back

@@ -1,4 +1,4 @@
--- All or nothing over several keys in one slot (DESIGN.md §2 limitAll): every charge is a
+-- All or nothing over several keys in one slot (docs/design.md §2 limitAll): every charge is a
 -- limit decided in order at one instant, each seeing what the ones before it took; at the first
 -- denial nothing is written and the other charges are checks on the untouched states.
 --

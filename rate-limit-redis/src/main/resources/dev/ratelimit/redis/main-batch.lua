@@ -12,7 +12,7 @@
 --            count, and maxWait (ms, -1: no bound; for 't' the lease's size), all separated by
 --            spaces; then, only when the caller gives the time, the clock argument (read_clock in
 --            state.lua)
--- 't' count size (token bucket and GCRA with lease=, DESIGN.md §4.3.3): takes count + size
+-- 't' count size (token bucket and GCRA with lease=, docs/design.md §4.3.3): takes count + size
 --            units if the key holds them: the request is admitted and the node holds size units
 --            more (the reply's first field is 2); otherwise the request alone, exactly as 'l'
 --            count, and no lease: the last units of a key are never parked in one node's lease.

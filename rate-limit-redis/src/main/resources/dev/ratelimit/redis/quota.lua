@@ -1,4 +1,4 @@
--- quota (DESIGN.md §2): units used in the current calendar period (day, ISO week from Monday, or
+-- quota (docs/design.md §2): units used in the current calendar period (day, ISO week from Monday, or
 -- month) at a fixed UTC offset; admitted iff used + count ≤ rate; everything returns when the
 -- period ends, nothing carries over. A call from an earlier period than the stored one stays in
 -- the stored period, as QuotaAlgorithm does.

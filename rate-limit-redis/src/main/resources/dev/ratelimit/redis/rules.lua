@@ -1,4 +1,4 @@
--- The rules every algorithm shares (DESIGN.md §2 "Float noise", §3 waits), as
+-- The rules every algorithm shares (docs/design.md §2 "Float noise", §3 waits), as
 -- dev.ratelimit.algorithm.Rules has them: the same constants, the same order of operations, so
 -- that a decision here is the decision the in-memory store makes. Times are whole milliseconds
 -- held in doubles: exact up to 2^53, far beyond any epoch time.

@@ -1,4 +1,4 @@
--- sliding-log (DESIGN.md §2): every admitted request is an entry (time, units) that counts
+-- sliding-log (docs/design.md §2): every admitted request is an entry (time, units) that counts
 -- while time > now − period; admitted iff Σ live + count ≤ capacity (= rate). Entries with the
 -- same time are merged. Time is read as max(now, the latest time stored), as
 -- SlidingLogAlgorithm does. Exact: a wait is when enough of the oldest entries have left.

@@ -1,4 +1,4 @@
--- sliding-window (DESIGN.md §2): buckets sub-windows of w = period/buckets ms. At time t, in
+-- sliding-window (docs/design.md §2): buckets sub-windows of w = period/buckets ms. At time t, in
 -- sub-window c = floor(t/w), the units used are the counts of sub-windows c−buckets+1 … c plus
 -- the count of c−buckets weighted by the part of it still inside the window, 1 − (t − c·w)/w;
 -- admitted iff used + count ≤ capacity (= rate). Time is read as max(now, the latest time

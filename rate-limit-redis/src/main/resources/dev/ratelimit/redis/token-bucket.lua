@@ -1,4 +1,4 @@
--- token-bucket (DESIGN.md §2): capacity units, refilled continuously at r = rate/period per ms.
+-- token-bucket (docs/design.md §2): capacity units, refilled continuously at r = rate/period per ms.
 -- Kept as one number, as TokenBucketAlgorithm does: the time e at which the bucket was (or will
 -- be) empty, so the level at t is min(capacity, (t - e)·r). Time is read as max(now, stamp): a
 -- clock going back neither adds units nor loses any, and waits include the gap back to the stamp.

@@ -29,7 +29,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Leases (DESIGN.md §4.3.3) on a real redis-server: nodes with their own store and
+ * Leases (docs/design.md §4.3.3) on a real redis-server: nodes with their own store and
  * connection admit from units they took, never more than the limit between them.
  */
 class LeaseIT {

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Keys that UTF-8 cannot carry as they are (issue 12, finding 8): Lettuce writes a lone surrogate
+ * Keys that UTF-8 cannot carry as they are: Lettuce writes a lone surrogate
  * as {@code ?}, so {@code "u\uD800"}, {@code "u\uDFFF"} and {@code "u?"} were one Redis key, and
  * hashed long keys collided the same way. Each must be its own bucket, through the limiter and
  * through the store alone.

@@ -131,7 +131,7 @@ final class JettyFields {
    * One limit's state fields, by the units remaining. For a token bucket the seconds to reset follow
    * from the units remaining, so a slot's first field is the one most responses want; a slot is
    * filled once and never replaced, so values that keep changing (a window's reset counting down)
-   * cost a plain field, as before, and never a new encoding per response.
+   * cost a plain field, and never a new encoding per response.
    */
   static final class StateTable {
     /** A field and the seconds to reset it says; final fields, so safe to share through the slots' races. */

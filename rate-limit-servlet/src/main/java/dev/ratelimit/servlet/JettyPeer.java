@@ -14,7 +14,7 @@ import org.eclipse.jetty.ee10.servlet.ServletApiRequest;
  * from the same few addresses (one per client, and a connection's address is one object). So the
  * text is made once per address, by the same {@link InetAddress#getHostAddress} Jetty calls, and
  * kept in a small table: {@value #SLOTS} slots, one address each, the newest in a slot replacing the
- * one before. Many distinct clients just miss (the text is made as before): the table never grows.
+ * one before. Many distinct clients just miss (the text is made per request): the table never grows.
  */
 final class JettyPeer {
   static final int SLOTS = 256;

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 12, finding 1, over HTTP: a flood of distinct keys through the filter in Jetty makes the
+ * Eviction never gives units back, over HTTP: a flood of distinct keys through the filter in Jetty makes the
  * in-memory store evict, and eviction must not give an exhausted login its units back, whether
  * the flood is on another limit or on the login limit itself. Each test runs its own Jetty and
  * store, on a frozen {@link ManualClock}: nothing refills, so a victim's login admitted after

@@ -55,7 +55,7 @@ final class RateLimitStoreConfiguration {
     }
 
     /**
-     * Shares the limiter's runtime changes with every node on the same Redis (DESIGN.md §4.3.2),
+     * Shares the limiter's runtime changes with every node on the same Redis (docs/design.md §4.3.2),
      * once every singleton exists and before the application serves: the changes Redis holds
      * are in force from the first request on. Closing the store ends the sync.
      */

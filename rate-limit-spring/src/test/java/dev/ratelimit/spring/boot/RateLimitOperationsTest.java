@@ -120,7 +120,7 @@ class RateLimitOperationsTest {
   }
 
   /**
-   * Issue 12 finding 2: a 1 MB key from SpEL must not be stored whole. Depends on core bounding
+   * A 1 MB key from SpEL must not be stored whole. Depends on core bounding
    * keys inside RateLimiter (the {@code evict} branch); fails without it.
    */
   @Test

@@ -30,7 +30,7 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * Two (then three) real Boot apps on random ports and one real Redis: a POST to one node's
  * {@code /actuator/ratelimits/{limit}} is in force on the other's requests within the sync
- * interval, and on a node started afterwards from its first request (DESIGN.md §4.3.2).
+ * interval, and on a node started afterwards from its first request (docs/design.md §4.3.2).
  */
 class RuntimeChangeAcrossNodesHttpIT {
   private static RedisServer redis;
