@@ -16,6 +16,8 @@ module dev.ratelimit.moduletests {
   requires dev.ratelimit.webflux;
   requires dev.ratelimit.gateway;
   requires dev.ratelimit.cli;
+  requires spring.boot;
+  requires spring.boot.autoconfigure;
 
   // as an application opens its own configuration to Spring
   opens dev.ratelimit.moduletests;

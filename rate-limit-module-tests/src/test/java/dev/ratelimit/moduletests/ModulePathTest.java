@@ -13,10 +13,20 @@ import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.spring.RateLimited;
 import dev.ratelimit.spring.boot3.RateLimitBoot3AutoConfiguration;
 import dev.ratelimit.webflux.RateLimitWebFilter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.context.annotation.ImportCandidates;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 
 /**
  * Runs inside the named module {@code dev.ratelimit.moduletests}, every library module on the
@@ -64,6 +74,26 @@ class ModulePathTest {
       assertThatThrownBy(() -> service.greet("alice")).isInstanceOf(RateLimitExceededException.class);
       assertThat(service.greet("bob")).isEqualTo("hello bob");
     }
+  }
+
+  @Test
+  void bootFindsEachModulesAutoConfigurationAndFactories() throws IOException {
+    ClassLoader loader = ModulePathTest.class.getClassLoader();
+    assertThat(ImportCandidates.load(AutoConfiguration.class, loader).getCandidates()).contains(
+        "dev.ratelimit.spring.boot.RateLimitAutoConfiguration", "dev.ratelimit.spring.boot.RateLimitMetricsAutoConfiguration",
+        "dev.ratelimit.spring.boot3.RateLimitBoot3AutoConfiguration",
+        "dev.ratelimit.webflux.boot.RateLimitWebFluxAutoConfiguration",
+        "dev.ratelimit.gateway.RateLimitGatewayAutoConfiguration");
+    // spring.factories is read the same way (ClassLoader.getResources): META-INF is no package,
+    // so a named module does not hide it
+    List<String> factories = new ArrayList<>();
+    for (URL url : Collections.list(loader.getResources(SpringFactoriesLoader.FACTORIES_RESOURCE_LOCATION))) {
+      try (InputStream in = url.openStream()) {
+        factories.add(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      }
+    }
+    assertThat(factories).anySatisfy(text -> assertThat(text)
+        .contains(FailureAnalyzer.class.getName() + "=dev.ratelimit.spring.boot.RateLimitFailureAnalyzer"));
   }
 
   @Test
