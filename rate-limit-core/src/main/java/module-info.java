@@ -14,10 +14,10 @@ module dev.ratelimit.core {
   // module's test-jar) replays the conformance vectors through it
   exports dev.ratelimit.trace to dev.ratelimit.cli;
 
-  exports dev.ratelimit.algorithm to
-      dev.ratelimit.redis, dev.ratelimit.bucket4j, dev.ratelimit.cli, dev.ratelimit.http, dev.ratelimit.servlet,
-      dev.ratelimit.spring;
+  // each qualified export names exactly the project's modules that import the package (the
+  // module-path suite, rate-limit-module-tests, fails the build when one is missing)
+  exports dev.ratelimit.algorithm to dev.ratelimit.redis, dev.ratelimit.bucket4j;
   exports dev.ratelimit.internal to
-      dev.ratelimit.redis, dev.ratelimit.bucket4j, dev.ratelimit.cli, dev.ratelimit.http, dev.ratelimit.servlet,
-      dev.ratelimit.spring, dev.ratelimit.spring.ai;
+      dev.ratelimit.http, dev.ratelimit.redis, dev.ratelimit.bucket4j, dev.ratelimit.cli, dev.ratelimit.spring,
+      dev.ratelimit.webflux, dev.ratelimit.spring.ai;
 }
