@@ -105,10 +105,16 @@ class RateLimitWebConfigurationTest {
         {"ratelimit.filter.rules[0].condition=#{#exchange != null}", "ratelimit.filter.rules[0].condition",
             "the variables: #"},
         {"ratelimit.filter.rules[0].refund-cancelled=true", "ratelimit.filter.rules[0]",
-            "refund-cancelled applies to a rule with charge-on, and this rule has none"}};
+            "refund-cancelled applies to a rule with charge-on, and this rule has none"},
+        {"ratelimit.filter.rules[0].cost-header=X Cost", "ratelimit.filter.rules[0].cost-header",
+            "'X Cost' is not a header name"},
+        {"ratelimit.filter.rules[0].cost-header=" + huge + ":", "ratelimit.filter.rules[0].cost-header",
+            "PPP...' is not a header name"},
+        {"ratelimit.filter.rules[0].cost-header-pass=true", "ratelimit.filter.rules[0]",
+            "cost-header-pass applies to a rule with cost-header, and this rule has none"}};
     for (String[] bad : cases) {
       runner.withPropertyValues(bad[0]).run(context -> {
-        assertThat(context).hasFailed();
+        assertThat(context).as(bad[0].substring(0, Math.min(80, bad[0].length()))).hasFailed();
         FailureAnalysis analysis = new RateLimitFailureAnalyzer().analyze(context.getStartupFailure());
         assertThat(analysis).as(bad[0].substring(0, Math.min(80, bad[0].length()))).isNotNull();
         assertThat(analysis.getDescription()).contains(bad[1]).contains(bad[2]).hasSizeLessThan(2_000);
@@ -117,7 +123,8 @@ class RateLimitWebConfigurationTest {
     runner.withPropertyValues("ratelimit.filter.rules[0].methods=post, Put", "ratelimit.filter.rules[0].charge-on=4XX,503",
         "ratelimit.filter.rules[0].plan=#{#principal}",
         "ratelimit.filter.rules[0].condition=#{#request.method != 'OPTIONS'}",
-        "ratelimit.filter.rules[0].refund-cancelled=true")
+        "ratelimit.filter.rules[0].refund-cancelled=true", "ratelimit.filter.rules[0].cost-header= x-cost ",
+        "ratelimit.filter.rules[0].cost-header-pass=true")
         .run(context -> assertThat(context).hasNotFailed());
   }
 
