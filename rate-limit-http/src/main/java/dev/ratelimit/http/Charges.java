@@ -313,8 +313,8 @@ public final class Charges {
 
   /**
    * {@link #spend} without blocking: the store's asynchronous call; the headers are set when the
-   * decision arrives. A {@code charge-on} rule's charge comes with a {@link Settlement} whose
-   * refunds are asynchronous too.
+   * decision arrives. The charges of {@code charge-on} and {@code cost-header} rules come with a
+   * {@link Settlement} whose settlements are asynchronous too.
    *
    * @return a stage failing with {@link dev.ratelimit.StoreUnavailableException} (perhaps in a
    *     {@link java.util.concurrent.CompletionException}) when a closed limit can't be decided

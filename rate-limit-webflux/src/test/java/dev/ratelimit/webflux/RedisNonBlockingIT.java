@@ -34,6 +34,7 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.blockhound.BlockHound;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -124,6 +125,16 @@ class RedisNonBlockingIT {
         return sender.send(user);
       }
 
+      @GetMapping("/complete")
+      Mono<String> complete(@RequestHeader("X-User") String user, @RequestParam long tokens) {
+        return sender.complete(user, tokens).map(Answer::text);
+      }
+
+      @GetMapping("/stream")
+      Flux<String> stream(@RequestHeader("X-User") String user, @RequestParam long tokens) {
+        return sender.stream(user, tokens).map(Answer::text);
+      }
+
       /** Blocks a non-blocking thread (Reactor's parallel scheduler) on purpose. */
       @GetMapping("/canary")
       Mono<String> canary() {
@@ -144,8 +155,23 @@ class RedisNonBlockingIT {
       Mono<String> send(String user) {
         return Mono.just("sent for " + user);
       }
+
+      /** A model's answer: charged 100 up front, settled with the tokens it used. */
+      @RateLimited(name = "metered", key = "#user", count = "100", actual = "#result.tokens()")
+      Mono<Answer> complete(String user, long tokens) {
+        return Mono.fromCallable(() -> new Answer("answer ", tokens));
+      }
+
+      /** Streamed: the last chunk carries the tokens the whole answer used. */
+      @RateLimited(name = "metered", key = "#user", count = "100", actual = "#result.tokens()")
+      Flux<Answer> stream(String user, long tokens) {
+        return Flux.just(new Answer("one ", 0), new Answer("two", tokens));
+      }
     }
   }
+
+  /** A model's answer and the tokens it used. */
+  record Answer(String text, long tokens) {}
 
   /** A header's seconds, checked to lie within what the real time that passed allows. */
   private static long seconds(HttpResponse<String> response, String header, long least, long most) {
@@ -221,6 +247,33 @@ class RedisNonBlockingIT {
     double expected = 100_000 - stated;
     Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
         assertThat(limiter.check("metered", "metered", 0).remaining()).isBetween(expected, expected + 0.1));
+  }
+
+  /**
+   * {@code @RateLimited(actual)} on Mono and Flux methods, settled on Redis from the event loop
+   * without blocking it; each response completes once its settlement is recorded, so the key's
+   * state is read at once: exactly capacity − Σ actual costs.
+   */
+  @Test
+  void rateLimitedActual_monoAndFlux_settleOnRedisWithoutBlocking_exactlyCapacityMinusTheActualCosts()
+      throws Exception {
+    HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    Random random = new Random();
+    long actual = 0;
+    List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      int tokens = random.nextInt(300);
+      actual += tokens;
+      responses.add(client.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+          + (i % 2 == 0 ? "/complete" : "/stream") + "?tokens=" + tokens)).header("X-User", "model-user")
+          .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString()));
+    }
+    for (CompletableFuture<HttpResponse<String>> response : responses) {
+      assertThat(response.get().statusCode()).as(response.get().body()).isEqualTo(200);
+    }
+    double expected = 100_000 - actual;
+    // a refill of one unit an hour: within 0.1 while the test runs
+    assertThat(limiter.check("metered", "model-user", 0).remaining()).isBetween(expected, expected + 0.1);
   }
 
   @Test
