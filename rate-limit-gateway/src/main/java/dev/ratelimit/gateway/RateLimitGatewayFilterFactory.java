@@ -18,7 +18,9 @@ import org.springframework.cloud.gateway.filter.factory.AbstractGatewayFilterFac
  * {@code Retry-After} and the problem body. With {@code charge-on}, the charge stays only for the
  * statuses listed (the backend's, as the gateway answers with it); a request the gateway started
  * to send to the backend is charged even when its client goes away, unless
- * {@code refund-cancelled: true} (docs/design.md §6.9). Checked when the route is built.
+ * {@code refund-cancelled: true}. With {@code cost-header}, the cost is an estimate, settled with
+ * what the backend states in that response header, which the client does not receive unless
+ * {@code cost-header-pass: true} (docs/design.md §6.9). Checked when the route is built.
  *
  * @since 1.0
  */
@@ -29,7 +31,8 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
 
   /**
    * A route's {@code args}: {@code limit}, {@code key} (default {@code ip}), {@code cost} (default 1),
-   * {@code charge-on} and {@code refund-cancelled}, as in the rules.
+   * {@code charge-on}, {@code refund-cancelled}, {@code cost-header} and {@code cost-header-pass}, as in
+   * the rules.
    */
   public static class Config extends RateLimitProperties.Spend {}
 
@@ -45,7 +48,7 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
     return List.of("limit", "key", "cost");
   }
 
-  /** @throws IllegalArgumentException naming the unknown limit, the bad key, cost or charge-on */
+  /** @throws IllegalArgumentException naming the unknown limit, the bad key, cost, charge-on or cost-header */
   @Override
   public GatewayFilter apply(Config config) {
     WebFluxFilterTarget target = new WebFluxFilterTarget(limiter, beanFactory);
@@ -60,6 +63,12 @@ public class RateLimitGatewayFilterFactory extends AbstractGatewayFilterFactory<
     }
     if (config.isRefundCancelled()) {
       builder.refundCancelled();
+    }
+    if (config.getCostHeader() != null) {
+      builder.costHeader(config.getCostHeader().strip());
+    }
+    if (config.isCostHeaderPass()) {
+      builder.passCostHeader();
     }
     RateLimitWebFilter filter = builder.build();
     // the rest of the route's chain ends in the call to the backend: subscribing to it starts the handler

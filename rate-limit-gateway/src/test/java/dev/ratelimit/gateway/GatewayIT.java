@@ -5,23 +5,30 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpServer;
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.http.contract.ClientSees;
+import dev.ratelimit.limiter.RateLimiter;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -73,7 +80,25 @@ import reactor.core.publisher.Mono;
         "spring.cloud.gateway.server.webflux.routes[3].filters[0].args.limit=logins",
         "spring.cloud.gateway.server.webflux.routes[3].filters[0].args.key=header:X-Client",
         "spring.cloud.gateway.server.webflux.routes[3].filters[0].args.charge-on=401",
-        "spring.cloud.gateway.server.webflux.routes[3].filters[0].args.refund-cancelled=true"})
+        "spring.cloud.gateway.server.webflux.routes[3].filters[0].args.refund-cancelled=true",
+        "ratelimit.limits.tokens=token-bucket rate=100000 period=1h",
+        "spring.cloud.gateway.server.webflux.routes[4].id=metered",
+        "spring.cloud.gateway.server.webflux.routes[4].uri=${backend.uri}",
+        "spring.cloud.gateway.server.webflux.routes[4].predicates[0]=Path=/metered/**",
+        "spring.cloud.gateway.server.webflux.routes[4].filters[0].name=RateLimit",
+        "spring.cloud.gateway.server.webflux.routes[4].filters[0].args.limit=tokens",
+        "spring.cloud.gateway.server.webflux.routes[4].filters[0].args.key=header:X-Client",
+        "spring.cloud.gateway.server.webflux.routes[4].filters[0].args.cost=100",
+        "spring.cloud.gateway.server.webflux.routes[4].filters[0].args.cost-header=X-Tokens",
+        "spring.cloud.gateway.server.webflux.routes[5].id=shown",
+        "spring.cloud.gateway.server.webflux.routes[5].uri=${backend.uri}",
+        "spring.cloud.gateway.server.webflux.routes[5].predicates[0]=Path=/shown/**",
+        "spring.cloud.gateway.server.webflux.routes[5].filters[0].name=RateLimit",
+        "spring.cloud.gateway.server.webflux.routes[5].filters[0].args.limit=tokens",
+        "spring.cloud.gateway.server.webflux.routes[5].filters[0].args.key=header:X-Client",
+        "spring.cloud.gateway.server.webflux.routes[5].filters[0].args.cost=100",
+        "spring.cloud.gateway.server.webflux.routes[5].filters[0].args.cost-header=X-Tokens",
+        "spring.cloud.gateway.server.webflux.routes[5].filters[0].args.cost-header-pass=true"})
 class GatewayIT {
   private static final long GUARD_SECONDS = 30;
   private static final AtomicInteger BACKEND_CALLS = new AtomicInteger();
@@ -90,10 +115,14 @@ class GatewayIT {
   @LocalServerPort
   int port;
 
+  @Autowired
+  RateLimiter limiter;
+
   /**
    * The upstream the routes send to: it answers every path with its own name; a path ending in
    * {@code /status/NNN} with that status; {@code .../held} is a slow login check, which answers 401
-   * once the test releases it.
+   * once the test releases it; {@code .../tokens/V} states the cost {@code V} in {@code X-Tokens}
+   * ({@code V} URL-decoded; {@code a|b} two values, {@code none} no header).
    */
   private static HttpServer backend() {
     try {
@@ -109,6 +138,18 @@ class GatewayIT {
           status = 401;
         } else if (path.matches(".*/status/[0-9]{3}")) {
           status = Integer.parseInt(path.substring(path.length() - 3));
+        }
+        String raw = exchange.getRequestURI().getRawPath();
+        int tokens = raw.indexOf("/tokens/");
+        if (tokens >= 0) {
+          // percent-decoded once (URLDecoder would read a '+' as a space)
+          String value = URLDecoder.decode(raw.substring(tokens + "/tokens/".length()).replace("+", "%2B"),
+              StandardCharsets.UTF_8);
+          if (!value.equals("none")) {
+            for (String stated : value.split("\\|")) {
+              exchange.getResponseHeaders().add("X-Tokens", stated);
+            }
+          }
         }
         byte[] body = ("backend " + path).getBytes(StandardCharsets.UTF_8);
         try (OutputStream out = exchange.getResponseBody()) {
@@ -268,5 +309,56 @@ class GatewayIT {
     HttpResponse<String> next = get("/refunded/status/200", "gone-2");
     assertThat(next.statusCode()).isEqualTo(200);
     assertThat(next.headers().firstValue("X-RateLimit-Remaining")).as("only this request's own charge").contains("1");
+  }
+
+  private double tokensLeft(String client) {
+    return limiter.named("tokens").check(client, 0).remaining();
+  }
+
+  @Test
+  void rateLimitRouteFilter_costHeader_settlesWithTheBackendsStatedCost_whichTheClientNeverSees() throws Exception {
+    HttpResponse<String> first = get("/metered/tokens/30", "tok-1");
+    assertThat(first.body()).isEqualTo("backend /metered/tokens/30");
+    assertThat(first.headers().firstValue("X-RateLimit-Remaining")).as("the estimate, up front").contains("99900");
+    assertThat(first.headers().firstValue("X-Tokens")).isEmpty();
+    assertThat(tokensLeft("tok-1")).isEqualTo(100_000 - 30);
+    get("/metered/tokens/250.5", "tok-1");
+    assertThat(tokensLeft("tok-1")).isEqualTo(100_000 - 280.5);
+  }
+
+  @Test
+  void rateLimitRouteFilter_costHeaderPass_letsTheClientSeeIt() throws Exception {
+    assertThat(get("/shown/tokens/12", "tok-2").headers().firstValue("X-Tokens")).contains("12");
+    assertThat(tokensLeft("tok-2")).isEqualTo(100_000 - 12);
+  }
+
+  /** What a backend could send that is no cost: each keeps the estimate; the client gets the backend's answer. */
+  @Test
+  void rateLimitRouteFilter_costHeader_valuesThatAreNoCost_keepTheEstimate() throws Exception {
+    List<String> values = List.of("none", "-1", "NaN", "1e309", "abc", "1%7C2", "%2B5", "9".repeat(1000));
+    for (String value : values) {
+      HttpResponse<String> response = get("/metered/tokens/" + value, "tok-3");
+      assertThat(response.statusCode()).as(value).isEqualTo(200);
+      assertThat(response.headers().firstValue("X-Tokens")).as(value).isEmpty();
+    }
+    assertThat(tokensLeft("tok-3")).isEqualTo(100_000 - 100.0 * values.size());
+  }
+
+  @Test
+  void rateLimitRouteFilter_costHeader_concurrentClients_endAtExactlyCapacityMinusTheStatedCosts() throws Exception {
+    Random random = new Random();
+    long stated = 0;
+    List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      int tokens = random.nextInt(300);
+      stated += tokens;
+      responses.add(client.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+          + "/metered/tokens/" + tokens)).header("X-Client", "tok-4").timeout(Duration.ofSeconds(30)).build(),
+          HttpResponse.BodyHandlers.ofString()));
+    }
+    for (CompletableFuture<HttpResponse<String>> response : responses) {
+      assertThat(response.get().statusCode()).isEqualTo(200);
+    }
+    assertThat(tokensLeft("tok-4")).isEqualTo(100_000 - stated);
   }
 }

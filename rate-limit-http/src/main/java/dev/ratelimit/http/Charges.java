@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Predicate;
+import java.util.function.Function;
 
 /**
  * What one request is charged: each rule that applies to it (its condition holds) with the key it
@@ -33,28 +33,33 @@ public final class Charges {
 
   /**
    * What a spend ended in: admitted, or denied by {@code limit}, which frees up after the wait;
-   * and, for rules with {@code charge-on}, what to settle once the status is known ({@code null}:
-   * nothing).
+   * and, for rules with {@code charge-on} or {@code cost-header}, what to settle once the
+   * response is known ({@code null}: nothing).
    */
   public record Verdict(boolean allowed, String limit, long retryAfterMillis, Settlement settlement) {
     static final Verdict ADMITTED = new Verdict(true, null, 0, null);
   }
 
   /**
-   * The charges of {@code charge-on} rules, kept or refunded once: by the response status, or, for
-   * a request whose client went away without one, by whether its handler had started
-   * (docs/design.md §2.7, what cancelling costs). A rule's refund goes through its
-   * {@link PendingCharge} when it was charged alone on a blocking front end (exact, also for a
-   * shadow limit); otherwise through {@link NamedLimiter#refund}, or {@link NamedLimiter#refundAsync}
-   * for a front end that must not block.
+   * The charges of the rules settled after the response ({@code charge-on}, {@code cost-header}),
+   * once: by the response status and the cost the application stated, or, for a request whose
+   * client went away without a status, by whether its handler had started (docs/design.md §2.7,
+   * what cancelling costs). Each charge ends at a count: 0 (refunded: a status its rule does not
+   * count, or a request that never ran), the cost header's value (settled: the difference given
+   * back or taken, into debt), or the rule's cost (kept as made). A rule charged alone goes
+   * through its {@link PendingCharge} (exact, also for a shadow limit); rules charged together
+   * through {@link NamedLimiter#refund} and {@link NamedLimiter#take}; on a front end that must
+   * not block, their asynchronous forms. A settlement the store fails leaves the charge as made.
    */
   public static final class Settlement {
     /** Charged; the handler has not started. */
     private static final int WAITING = 0;
     /** The handler started: the work is under way, so a cancel keeps the charges. */
     private static final int STARTED = 1;
-    /** Kept or refunded; nothing more to do. */
+    /** Settled; nothing more to do. */
     private static final int SETTLED = 2;
+    /** A response without any cost header. */
+    private static final Function<String, List<String>> NOTHING_STATED = name -> List.of();
 
     private final RateLimiter limiter;
     private final boolean async;
@@ -87,55 +92,115 @@ public final class Charges {
       return state.compareAndSet(WAITING, STARTED);
     }
 
-    /** Keeps each charge whose rule counts this status, refunds the others; only the first settle or cancel counts. */
-    public void settle(int status) {
-      if (state.getAndSet(SETTLED) != SETTLED) {
-        keepOrRefund(rule -> rule.chargeOn().counts(status));
+    /** The cost headers the response may carry, one per rule that has one; empty when none. */
+    public List<CostHeader> costHeaders() {
+      List<CostHeader> headers = new ArrayList<>(1);
+      for (Rule rule : rules) {
+        if (rule.costHeader() != null) {
+          headers.add(rule.costHeader());
+        }
       }
+      return headers;
+    }
+
+    /** {@link #settle(int, Function)} for a response that states no cost. */
+    public void settle(int status) {
+      settle(status, NOTHING_STATED);
     }
 
     /**
-     * The client went away before the response was committed, so there is no status. Before
-     * the handler started nothing ran: every charge is refunded. After, the work ran or is
-     * running: each charge is kept, unless its rule refunds cancelled requests. Once, as
-     * {@link #settle}.
+     * Settles each charge by the response: refunded when its rule does not count this status,
+     * else settled with the cost its rule's cost header states, else kept. Only the first settle
+     * or cancel counts.
+     *
+     * @param header the values of a response header as the application set them (empty: none)
      */
-    public void cancel() {
-      int was = state.getAndSet(SETTLED);
-      if (was != SETTLED) {
-        keepOrRefund(rule -> was == STARTED && !rule.refundCancelled());
+    public void settle(int status, Function<String, List<String>> header) {
+      if (state.getAndSet(SETTLED) == SETTLED) {
+        return;
+      }
+      for (int i = 0; i < rules.size(); i++) {
+        Rule rule = rules.get(i);
+        if (rule.chargeOn() != null && !rule.chargeOn().counts(status)) {
+          settle(i, 0);
+        } else if (rule.costHeader() != null) {
+          double stated = rule.costHeader().cost(header.apply(rule.costHeader().name()), rule);
+          settle(i, stated >= 0 ? stated : rule.cost());
+        }
+        // else kept as charged: nothing to do but close a pending charge, which nothing reads again
       }
     }
 
-    private void keepOrRefund(Predicate<Rule> keeps) {
+    /** {@link #cancel(Function)} for a request whose response stated no cost. */
+    public void cancel() {
+      cancel(NOTHING_STATED);
+    }
+
+    /**
+     * The client went away before the response was complete, so there may be no status. Before
+     * the handler started nothing ran: every charge is refunded. After, the work ran or is
+     * running: each charge is kept, at the cost the response stated if it got so far (a response
+     * committed before the client left), unless its rule refunds cancelled requests. Once, as
+     * {@link #settle}.
+     *
+     * @param header the values of a response header as the application set them (empty: none)
+     */
+    public void cancel(Function<String, List<String>> header) {
+      int was = state.getAndSet(SETTLED);
+      if (was == SETTLED) {
+        return;
+      }
       for (int i = 0; i < rules.size(); i++) {
-        boolean kept = keeps.test(rules.get(i));
-        if (pending.get(i) != null) {
-          pending.get(i).settle(kept);
-        } else if (!kept) {
-          refund(rules.get(i), keys.get(i), plans.get(i));
+        Rule rule = rules.get(i);
+        if (was == WAITING || rule.refundCancelled()) {
+          settle(i, 0);
+        } else if (rule.costHeader() != null) {
+          List<String> values = header.apply(rule.costHeader().name());
+          // no value: the cost is unknown, which is no fault of the application's
+          double stated = values.isEmpty() ? -1 : rule.costHeader().cost(values, rule);
+          settle(i, stated >= 0 ? stated : rule.cost());
         }
       }
     }
 
-    private void refund(Rule rule, String key, String plan) {
-      if (!async) {
-        limiter.named(rule.limit()).onPlan(plan).refund(key, rule.cost());
-        return;
-      }
+    /** Ends charge {@code i} at {@code count} units: the difference with its rule's cost given back or taken. */
+    private void settle(int i, double count) {
+      Rule rule = rules.get(i);
+      PendingCharge charge = pending.get(i);
       try {
-        limiter.named(rule.limit()).onPlan(plan).refundAsync(key, rule.cost()).exceptionally(failure -> {
-          refundFailed(rule, failure);
-          return null;
-        });
+        if (charge != null) {
+          if (async) {
+            charge.settleActualAsync(count).exceptionally(failure -> settleFailed(rule, failure));
+          } else {
+            charge.settleActual(count);
+          }
+          return;
+        }
+        double excess = count - rule.cost();
+        if (excess == 0) {
+          return;
+        }
+        String key = keys.get(i);
+        String plan = plans.get(i);
+        NamedLimiter named = limiter.named(rule.limit()).onPlan(plan);
+        if (async) {
+          (excess > 0 ? named.takeAsync(key, excess) : named.refundAsync(key, -excess))
+              .exceptionally(failure -> settleFailed(rule, failure));
+        } else if (excess > 0) {
+          named.take(key, excess);
+        } else {
+          named.refund(key, -excess);
+        }
       } catch (RuntimeException e) {
-        refundFailed(rule, e);
+        settleFailed(rule, e);
       }
     }
 
-    /** A refund the store could not take: the charge stays; the request was answered long ago. */
-    private static void refundFailed(Rule rule, Throwable failure) {
-      LOG.log(System.Logger.Level.DEBUG, "refund of limit '" + rule.limit() + "' failed; the charge stays", failure);
+    /** A settlement the store could not take: the charge stays as made; the request was answered long ago. */
+    private static Decision settleFailed(Rule rule, Throwable failure) {
+      LOG.log(System.Logger.Level.DEBUG, "settlement of limit '" + rule.limit() + "' failed; the charge stays as made",
+          failure);
+      return null;
     }
   }
 
@@ -231,7 +296,7 @@ public final class Charges {
     if (rules.length == 1) {
       // the usual case, without the all-or-nothing call's lists
       Rule rule = rules[0];
-      if (rule.chargeOn() == null) {
+      if (!rule.settlesAfterResponse()) {
         Decision decision = limiter.named(rule.limit()).onPlan(plans[0]).limit(keys[0], rule.cost());
         return verdict(decision, limiter, headers, response);
       }
@@ -249,13 +314,25 @@ public final class Charges {
 
   /**
    * {@link #spend} without blocking: the store's asynchronous call; the headers are set when the
-   * decision arrives. A {@code charge-on} rule's charge comes with a {@link Settlement} whose
-   * refunds are asynchronous too.
+   * decision arrives. The charges of {@code charge-on} and {@code cost-header} rules come with a
+   * {@link Settlement} whose settlements are asynchronous too.
    *
    * @return a stage failing with {@link dev.ratelimit.StoreUnavailableException} (perhaps in a
    *     {@link java.util.concurrent.CompletionException}) when a closed limit can't be decided
    */
   public CompletionStage<Verdict> spendAsync(RateLimiter limiter, RateLimitHeaders headers, Response response) {
+    if (rules.length == 1 && rules[0].settlesAfterResponse()) {
+      Rule rule = rules[0];
+      return limiter.named(rule.limit()).onPlan(plans[0]).chargeAsync(keys[0], rule.cost()).thenApply(charge -> {
+        Verdict verdict = verdict(charge.decision(), limiter, headers, response);
+        if (!verdict.allowed()) {
+          return verdict;
+        }
+        Settlement settlement = new Settlement(limiter, true);
+        settlement.add(rule, keys[0], plans[0], charge);
+        return new Verdict(true, null, 0, settlement);
+      });
+    }
     if (rules.length == 1) {
       CompletionStage<Decision> decision =
           limiter.named(rules[0].limit()).onPlan(plans[0]).limitAsync(keys[0], rules[0].cost());
@@ -265,14 +342,14 @@ public final class Charges {
         .thenApply(decisions -> settling(verdict(decisions, limiter, headers, response), limiter, true));
   }
 
-  /** An admission with the {@code charge-on} rules' settlement, refunded through the limiter. */
+  /** An admission with the settlement of the rules settled after the response, through the limiter. */
   private Verdict settling(Verdict verdict, RateLimiter limiter, boolean async) {
     if (!verdict.allowed()) {
       return verdict;
     }
     Settlement settlement = null;
     for (int i = 0; i < rules.length; i++) {
-      if (rules[i].chargeOn() != null) {
+      if (rules[i].settlesAfterResponse()) {
         settlement = settlement != null ? settlement : new Settlement(limiter, async);
         settlement.add(rules[i], keys[i], plans[i], null);
       }

@@ -22,10 +22,12 @@ import java.util.Set;
  * @param refundCancelled whether a request whose client went away before its response was
  *     committed is refunded even though its handler started (docs/design.md §2.7); only with
  *     {@code chargeOn}
+ * @param costHeader the response header stating what a request really cost, which settles the
+ *     charge of {@code cost} made up front; {@code null}: {@code cost} is what a request costs
  */
 public record Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key, String keyName, double cost,
     String policy, Set<String> methods, ChargeOn chargeOn, RequestPlan plan, RequestCondition condition,
-    Map<String, String> planPolicies, boolean refundCancelled) {
+    Map<String, String> planPolicies, boolean refundCancelled, CostHeader costHeader) {
 
   /** @throws IllegalArgumentException for {@code refundCancelled} without {@code chargeOn} */
   public Rule {
@@ -45,7 +47,7 @@ public record Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key,
   /** A rule without plans or condition. */
   public Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key, String keyName, double cost,
       String policy, Set<String> methods, ChargeOn chargeOn) {
-    this(pattern, limit, spec, key, keyName, cost, policy, methods, chargeOn, null, null, Map.of(), false);
+    this(pattern, limit, spec, key, keyName, cost, policy, methods, chargeOn, null, null, Map.of(), false, null);
   }
 
   /**
@@ -85,7 +87,23 @@ public record Rule(UrlPattern pattern, String limit, Limit spec, RequestKey key,
         RateLimitHeaders.policy(limit, planSpec)));
     return new Rule(pattern, limit, spec, key, key.toString(), cost, RateLimitHeaders.policy(limit, spec),
         options.methods(), options.chargeOn(), options.plan(), options.condition(), planPolicies,
-        Boolean.TRUE.equals(options.refundCancelled()));
+        Boolean.TRUE.equals(options.refundCancelled()), costHeader(options));
+  }
+
+  /** The options' cost header, or {@code null}; passing one that isn't there is a mistake. */
+  private static CostHeader costHeader(RuleOptions options) {
+    if (options.costHeader() == null) {
+      if (Boolean.TRUE.equals(options.passCostHeader())) {
+        throw new IllegalArgumentException("cost-header-pass applies to a rule with cost-header, and this rule has none");
+      }
+      return null;
+    }
+    return CostHeader.of(options.costHeader(), Boolean.TRUE.equals(options.passCostHeader()));
+  }
+
+  /** Whether a request's charge waits for its response: to be refunded by its status, or settled by its cost header. */
+  public boolean settlesAfterResponse() {
+    return chargeOn != null || costHeader != null;
   }
 
   /** The {@code RateLimit-Policy} item of the limit under a plan ({@code null} or unknown: the default plan's). */

@@ -7,7 +7,7 @@ import java.util.Set;
 /**
  * One entry of the {@code rules} init-param, as written:
  * {@code PATTERN LIMIT [key=KEY] [cost=N] [methods=POST,PUT] [charge-on=401,403|4xx|5xx]
- * [refund-cancelled=true]}.
+ * [refund-cancelled=true] [cost-header=X-Cost] [cost-header-pass=true]}.
  *
  * @param keySpec the {@code key=} value, or null for the filter's default key
  * @param cost the {@code cost=} value, or null for 1
@@ -15,12 +15,16 @@ import java.util.Set;
  * @param chargeOn the {@code charge-on=} value, or null: every response counts
  * @param refundCancelled the {@code refund-cancelled=} value, or null: a request whose handler
  *     started is charged even when its client goes away
+ * @param costHeader the {@code cost-header=} value, or null: a request costs {@code cost}
+ * @param passCostHeader the {@code cost-header-pass=} value, or null: the cost header is taken
+ *     out of the response
  */
 public record RuleLine(String pattern, String limit, String keySpec, Double cost, Set<String> methods,
-    ChargeOn chargeOn, Boolean refundCancelled) {
-  public static final String GRAMMAR =
-      "PATTERN LIMIT [key=KEY] [cost=N] [methods=GET,POST] [charge-on=401,5xx] [refund-cancelled=true]";
-  private static final String[] OPTIONS = {"key=", "cost=", "methods=", "charge-on=", "refund-cancelled="};
+    ChargeOn chargeOn, Boolean refundCancelled, String costHeader, Boolean passCostHeader) {
+  public static final String GRAMMAR = "PATTERN LIMIT [key=KEY] [cost=N] [methods=GET,POST] [charge-on=401,5xx]"
+      + " [refund-cancelled=true] [cost-header=X-Cost] [cost-header-pass=true]";
+  private static final String[] OPTIONS =
+      {"key=", "cost=", "methods=", "charge-on=", "refund-cancelled=", "cost-header=", "cost-header-pass="};
 
   /** @throws IllegalArgumentException naming the option that is unknown, repeated or not valid */
   public static RuleLine parse(String entry) {
@@ -42,16 +46,18 @@ public record RuleLine(String pattern, String limit, String keySpec, Double cost
     }
     return new RuleLine(tokens[0], tokens[1], values[0], values[1] == null ? null : cost(values[1]),
         values[2] == null ? null : methods(values[2]), values[3] == null ? null : ChargeOn.parse(values[3]),
-        values[4] == null ? null : refundCancelled(values[4]));
+        values[4] == null ? null : bool("refund-cancelled", values[4]),
+        values[5] == null ? null : CostHeader.of(values[5], false).name(),
+        values[6] == null ? null : bool("cost-header-pass", values[6]));
   }
 
-  /** {@code refund-cancelled=}: {@code true} or {@code false}, in any case. */
-  public static boolean refundCancelled(String text) {
+  /** An option's {@code true} or {@code false}, in any case. */
+  private static boolean bool(String option, String text) {
     if (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false")) {
       return Boolean.parseBoolean(text);
     }
     String shown = text.length() <= 40 ? text : text.substring(0, 40) + "...";
-    throw new IllegalArgumentException("refund-cancelled '" + shown + "' is not true or false");
+    throw new IllegalArgumentException(option + " '" + shown + "' is not true or false");
   }
 
   private static int option(String token) {

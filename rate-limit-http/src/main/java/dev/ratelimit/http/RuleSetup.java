@@ -69,8 +69,8 @@ public final class RuleSetup {
   /** Sets the options of the rule added last; each one {@code options} gives replaces the rule's. */
   public void lastRule(RuleOptions options) {
     if (rules.isEmpty()) {
-      throw new IllegalStateException("methods, chargeOn, refundCancelled, plan and condition apply to the rule"
-          + " added last; add a rule first");
+      throw new IllegalStateException("methods, chargeOn, refundCancelled, costHeader, plan and condition apply to"
+          + " the rule added last; add a rule first");
     }
     PendingRule last = rules.remove(rules.size() - 1);
     rules.add(new PendingRule(last.pattern(), last.limit(), last.keySpec(), last.key(), last.cost(),

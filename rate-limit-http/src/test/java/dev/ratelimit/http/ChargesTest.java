@@ -71,7 +71,7 @@ class ChargesTest {
     return Rule.of(UrlPattern.parse("/*"), limit, limiter.limits(), limiter.plans(), key, 1, options);
   }
 
-  private static Request request(String... headers) {
+  static Request request(String... headers) {
     Map<String, String> map = new java.util.HashMap<>();
     for (int i = 0; i < headers.length; i += 2) {
       map.put(headers[i], headers[i + 1]);

@@ -92,4 +92,32 @@ class RuleLineTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("method '" + "G".repeat(40) + "...' is not an HTTP method such as GET or POST");
   }
+
+  @Test
+  void parse_readsCostHeaderAndPass_absentIsNull() {
+    RuleLine line = RuleLine.parse("/llm/* tokens cost=500 cost-header=X-Tokens-Used cost-header-pass=TRUE");
+    assertThat(line.cost()).isEqualTo(500);
+    assertThat(line.costHeader()).isEqualTo("X-Tokens-Used");
+    assertThat(line.passCostHeader()).isTrue();
+    assertThat(RuleLine.parse("/llm/* tokens cost-header=X-Cost").passCostHeader()).isNull();
+    assertThat(RuleLine.parse("/llm/* tokens").costHeader()).isNull();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "X Cost", "X-Cost:", "(x)", "X-Cöst", "a/b"})
+  void costHeader_rejectsWhatIsNotAHeaderName(String name) {
+    assertThatThrownBy(() -> CostHeader.of(name, false)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("cost-header '" + name + "' is not a header name (an HTTP token such as X-Cost)");
+  }
+
+  @Test
+  void costHeader_shortensAHugeName_andEachOptionIsGivenOnce() {
+    assertThatThrownBy(() -> RuleLine.parse("/a a cost-header=" + "(".repeat(100_000)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("cost-header '" + "(".repeat(40) + "...' is not a header name (an HTTP token such as X-Cost)");
+    assertThatThrownBy(() -> RuleLine.parse("/a a cost-header=A cost-header=B"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("'cost-header' is given twice");
+    assertThatThrownBy(() -> RuleLine.parse("/a a cost-header=A cost-header-pass=yes"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("cost-header-pass 'yes' is not true or false");
+  }
 }

@@ -177,7 +177,8 @@ final class InitParams {
         RequestKey key = line.keySpec() == null ? defaultKey
             : ServletKeys.parse(line.keySpec(), setup.clients(), loader);
         double cost = line.cost() == null ? 1 : line.cost();
-        RuleOptions options = new RuleOptions(line.methods(), line.chargeOn(), null, null, line.refundCancelled());
+        RuleOptions options = new RuleOptions(line.methods(), line.chargeOn(), null, null, line.refundCancelled(),
+            line.costHeader(), line.passCostHeader());
         Rule.of(pattern, line.limit(), limits, Map.of(), key, cost, options);
         setup.ruleOn(pattern, line.limit(), key, cost);
         setup.lastRule(options);

@@ -2,6 +2,7 @@ package dev.ratelimit.servlet;
 
 import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.http.Charges;
+import dev.ratelimit.http.CostHeader;
 import dev.ratelimit.http.Request;
 import dev.ratelimit.http.RuleOptions;
 import dev.ratelimit.http.UrlPattern;
@@ -18,6 +19,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.Collections;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -132,54 +134,58 @@ public class RateLimitFilter extends HttpFilter {
   }
 
   /**
-   * Passes the request on, then settles the {@code charge-on} charges by the response status:
-   * when the chain returns, or, for a request that went async, when it completes (or times out,
-   * or fails). Entering the chain starts the handler (docs/design.md §2.7): from then on a
-   * client that goes away is charged unless the rule refunds cancelled requests. A container
-   * tells of a client gone only through a failed write: an {@link IOException} out of the chain
-   * once the response was committed, or an async cycle's error with one. A chain that throws
-   * anything else, or before its response was committed, counts as 500, the status the
-   * container sends.
+   * Passes the request on, then settles the charges of {@code charge-on} and {@code cost-header}
+   * rules by the response: when the chain returns, or, for a request that went async, when it
+   * completes (or times out, or fails). A cost header is caught as the application sets it
+   * ({@link CostStatingResponse}). Entering the chain starts the handler (docs/design.md §2.7):
+   * from then on a client that goes away is charged unless the rule refunds cancelled requests.
+   * A container tells of a client gone only through a failed write: an {@link IOException} out
+   * of the chain once the response was committed, or an async cycle's error with one. A chain
+   * that throws anything else, or before its response was committed, counts as 500, the status
+   * the container sends.
    */
   private static void passAndSettle(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
       Charges.Settlement settlement) throws IOException, ServletException {
+    List<CostHeader> costHeaders = settlement.costHeaders();
+    CostStatingResponse stating = costHeaders.isEmpty() ? null : new CostStatingResponse(response, costHeaders);
+    Function<String, List<String>> stated = stating == null ? name -> List.of() : stating::stated;
     settlement.start(); // nothing cancels a servlet request before its chain: always true
     try {
-      chain.doFilter(request, response);
+      chain.doFilter(request, stating == null ? response : stating);
     } catch (IOException e) {
       if (response.isCommitted()) {
-        settlement.cancel(); // the response was on its way, with its status: the client went away
+        settlement.cancel(stated); // the response was on its way, with its status: the client went away
       } else {
-        settlement.settle(HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
+        settlement.settle(HttpServletResponse.SC_INTERNAL_SERVER_ERROR, stated);
       }
       throw e;
     } catch (ServletException | RuntimeException | Error e) {
-      settlement.settle(HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
+      settlement.settle(HttpServletResponse.SC_INTERNAL_SERVER_ERROR, stated);
       throw e;
     }
     if (request.isAsyncStarted()) {
       // a complete() during this dispatch takes effect only once it returns (Servlet 6.0
       // §2.3.3.3), so the listener is in time
       try {
-        request.getAsyncContext().addListener(new SettleOnCompletion(settlement, response));
+        request.getAsyncContext().addListener(new SettleOnCompletion(settlement, response, stated));
         return;
       } catch (IllegalStateException completed) {
         // completed already: the status is final
       }
     }
-    settlement.settle(response.getStatus());
+    settlement.settle(response.getStatus(), stated);
   }
 
   /**
-   * Settles an async request's charges when it completes, with the status then set; or, when
-   * the connection failed (the client went away), as a request cancelled after its handler
-   * started.
+   * Settles an async request's charges when it completes, with the status and the cost then
+   * set; or, when the connection failed (the client went away), as a request cancelled after its
+   * handler started.
    */
-  private record SettleOnCompletion(Charges.Settlement settlement, HttpServletResponse response)
-      implements AsyncListener {
+  private record SettleOnCompletion(Charges.Settlement settlement, HttpServletResponse response,
+      Function<String, List<String>> stated) implements AsyncListener {
     @Override
     public void onComplete(AsyncEvent event) {
-      settlement.settle(response.getStatus());
+      settlement.settle(response.getStatus(), stated);
     }
 
     @Override
@@ -192,7 +198,7 @@ public class RateLimitFilter extends HttpFilter {
       if (event.getThrowable() instanceof IOException) {
         // a write to the client failed (Tomcat reports it here): whatever status the error
         // handling then sets, no one receives it
-        settlement.cancel();
+        settlement.cancel(stated);
       }
       // otherwise completion follows the error; the status is read then
     }

@@ -119,12 +119,12 @@ class InitParamsTest {
       "rules | /api/* api key=dev.ratelimit.servlet.NoDefaultConstructorKey | init-param 'rules', entry \"/api/* api key=dev.ratelimit.servlet.NoDefaultConstructorKey\": key resolver class 'dev.ratelimit.servlet.NoDefaultConstructorKey' needs a public no-argument constructor",
       "rules | /api/* apii | init-param 'rules', entry \"/api/* apii\": unknown limit 'apii'; configured limits: api",
       "rules | /api* api | init-param 'rules', entry \"/api* api\": bad url-pattern '/api*'; use an exact path (/login), a prefix (/api/*), an extension (*.json), /* or /",
-      "rules | /api/* | init-param 'rules', entry \"/api/*\": expected PATTERN LIMIT [key=KEY] [cost=N] [methods=GET,POST] [charge-on=401,5xx] [refund-cancelled=true]",
+      "rules | /api/* | init-param 'rules', entry \"/api/*\": expected PATTERN LIMIT [key=KEY] [cost=N] [methods=GET,POST] [charge-on=401,5xx] [refund-cancelled=true] [cost-header=X-Cost] [cost-header-pass=true]",
       "rules | /api/* api cost=x | init-param 'rules', entry \"/api/* api cost=x\": cost 'x' is not a number",
       "rules | /api/* api cost=-1 | init-param 'rules', entry \"/api/* api cost=-1\": cost must be a finite number, 0 or more, but was -1.0",
       "rules | /api/* api cost=NaN | init-param 'rules', entry \"/api/* api cost=NaN\": cost must be a finite number, 0 or more, but was NaN",
       "rules | /api/* api cost=101 | init-param 'rules', entry \"/api/* api cost=101\": cost 101 is above what limit 'api' can ever admit at once (100): every request would be denied",
-      "rules | /api/* api weight=2 | init-param 'rules', entry \"/api/* api weight=2\": unknown option 'weight=2'; expected PATTERN LIMIT [key=KEY] [cost=N] [methods=GET,POST] [charge-on=401,5xx] [refund-cancelled=true]",
+      "rules | /api/* api weight=2 | init-param 'rules', entry \"/api/* api weight=2\": unknown option 'weight=2'; expected PATTERN LIMIT [key=KEY] [cost=N] [methods=GET,POST] [charge-on=401,5xx] [refund-cancelled=true] [cost-header=X-Cost] [cost-header-pass=true]",
       "rules | /api/* api key=ip key=principal | init-param 'rules', entry \"/api/* api key=ip key=principal\": 'key' is given twice",
       "rules | /api/* api refund-cancelled=true | init-param 'rules', entry \"/api/* api refund-cancelled=true\": refund-cancelled applies to a rule with charge-on, and this rule has none",
       "rules | /api/* api charge-on=401 refund-cancelled=yes | init-param 'rules', entry \"/api/* api charge-on=401 refund-cancelled=yes\": refund-cancelled 'yes' is not true or false",
@@ -225,7 +225,7 @@ class InitParamsTest {
 
   @Test
   void read_withoutRulesRefusesToStart() {
-    String message = "no rules: give init-param 'rules' (PATTERN LIMIT [key=KEY] [cost=N] [methods=GET,POST] [charge-on=401,5xx] [refund-cancelled=true] per line) or 'limit'"
+    String message = "no rules: give init-param 'rules' (PATTERN LIMIT [key=KEY] [cost=N] [methods=GET,POST] [charge-on=401,5xx] [refund-cancelled=true] [cost-header=X-Cost] [cost-header-pass=true] per line) or 'limit'"
         + " (one limit for every request the filter mapping covers)";
     assertThatThrownBy(() -> read("limits", API)).hasMessage(message);
     assertThatThrownBy(() -> read()).hasMessage(message);

@@ -48,7 +48,9 @@ final class CallEvaluator {
   Evaluated evaluate(LimitedMethod limited, Object target, Object[] args) {
     List<NamedLimiter.Call> calls = new ArrayList<>(limited.charges().size());
     List<LimitedMethod.Charge> applied = new ArrayList<>(limited.charges().size());
-    MethodBasedEvaluationContext context = null;
+    // made now, on the caller's thread, when an expression is evaluated after the call: #request and
+    // #principal are the caller's, wherever the call ends (a CompletionStage, a Mono, on another thread)
+    MethodBasedEvaluationContext context = limited.settlesAfterCall() ? context(limited, target, args) : null;
     for (LimitedMethod.Charge charge : limited.charges()) {
       LimitedMethod.Extras extras = charge.extras();
       if (extras.condition() != null) {
@@ -87,21 +89,48 @@ final class CallEvaluator {
   }
 
   /**
-   * Whether the outcome counts for a charge: its {@code chargeIf} with {@code #result} and
-   * {@code #exception}, or always when it has none.
+   * The count each charge of a call that is over ends at: 0 when its {@code chargeIf} is not
+   * {@code true} (refunded), the {@code actual} count of a call that returned (or completed), or
+   * else its count as charged (kept).
+   *
+   * @param result what the call returned (for a {@code CompletionStage}, {@code Mono} or
+   *     {@code Flux}, what it completed with), or null
+   * @param exception what the call threw or failed with, or null
+   * @throws IllegalArgumentException when a {@code chargeIf} fails to evaluate: nothing is settled
    */
-  boolean counts(LimitedMethod limited, Evaluated evaluated, int charge, Object target, Object[] args, Object result,
-      Throwable exception) {
-    LimitedMethod.Charge applied = evaluated.charges().get(charge);
-    if (applied.extras().chargeIf() == null) {
-      return true;
+  double[] settledCounts(LimitedMethod limited, Evaluated evaluated, Object result, Throwable exception) {
+    double[] counts = new double[evaluated.calls().size()];
+    for (int i = 0; i < counts.length; i++) {
+      LimitedMethod.Charge applied = evaluated.charges().get(i);
+      LimitedMethod.Extras extras = applied.extras();
+      double estimate = evaluated.calls().get(i).count();
+      counts[i] = estimate;
+      if (!extras.settledAfterCall()) {
+        continue;
+      }
+      MethodBasedEvaluationContext context = evaluated.context();
+      context.setVariable("result", result);
+      context.setVariable("exception", exception);
+      if (extras.chargeIf() != null && !Boolean.TRUE.equals(evaluate(extras.chargeIf(), context, applied, "chargeIf",
+          extras.chargeIfText(), limited))) {
+        counts[i] = 0;
+      } else if (extras.actual() != null && exception == null) {
+        counts[i] = extras.actual().of(context, estimate, applied.limit(), limited);
+      }
     }
-    MethodBasedEvaluationContext context = evaluated.context() != null ? evaluated.context()
-        : context(limited, target, args);
-    context.setVariable("result", result);
-    context.setVariable("exception", exception);
-    return Boolean.TRUE.equals(evaluate(applied.extras().chargeIf(), context, applied, "chargeIf",
-        applied.extras().chargeIfText(), limited));
+    return counts;
+  }
+
+  /**
+   * The counts of a call whose method never ran (cancelled before it started): 0 for each charge
+   * settled after the call, its count as charged for the others.
+   */
+  static double[] unrunCounts(Evaluated evaluated) {
+    double[] counts = new double[evaluated.calls().size()];
+    for (int i = 0; i < counts.length; i++) {
+      counts[i] = evaluated.charges().get(i).extras().settledAfterCall() ? 0 : evaluated.calls().get(i).count();
+    }
+    return counts;
   }
 
   /** One context for all the method's charges, with the variables any of them names. */

@@ -20,7 +20,7 @@ record LimitedMethod(Method method, List<Charge> charges, Duration maxWait, Fall
    * {@code countArgument}: its index, -1 otherwise), without evaluating SpEL.
    *
    * @param largestCount the largest count the limit can ever admit the way this method asks
-   * @param extras the annotation's {@code condition}, {@code chargeIf} and {@code plan}
+   * @param extras the annotation's {@code condition}, {@code chargeIf}, {@code plan} and {@code actual}
    */
   record Charge(String limit, Expression key, Expression count, String keyText, String countText,
       boolean usesRequest, boolean usesPrincipal, int keyArgument, int countArgument, double largestCount,
@@ -33,18 +33,23 @@ record LimitedMethod(Method method, List<Charge> charges, Duration maxWait, Fall
   }
 
   /**
-   * An annotation's {@code condition}, {@code chargeIf} and {@code plan} expressions, each
-   * {@code null} when not given, with their text for messages.
+   * An annotation's {@code condition}, {@code chargeIf}, {@code plan} and {@code actual}
+   * expressions, each {@code null} when not given, with their text for messages.
    */
   record Extras(Expression condition, String conditionText, Expression chargeIf, String chargeIfText,
-      Expression plan, String planText) {
-    static final Extras NONE = new Extras(null, "", null, "", null, "");
+      Expression plan, String planText, ActualCount actual) {
+    static final Extras NONE = new Extras(null, "", null, "", null, "", null);
+
+    /** Whether the charge is settled once the call is over: by its {@code chargeIf}, or its {@code actual} count. */
+    boolean settledAfterCall() {
+      return chargeIf != null || actual != null;
+    }
   }
 
-  /** Whether some annotation charges by outcome ({@code chargeIf}). */
-  boolean chargesByOutcome() {
+  /** Whether some annotation's charge is settled once the call is over ({@code chargeIf}, {@code actual}). */
+  boolean settlesAfterCall() {
     for (Charge charge : charges) {
-      if (charge.extras().chargeIf() != null) {
+      if (charge.extras().settledAfterCall()) {
         return true;
       }
     }

@@ -140,24 +140,24 @@ final class LimitedMethods {
   }
 
   /**
-   * The annotation's condition, chargeIf and plan, parsed and checked; their variables join
-   * {@code variables} ({@code #result} and {@code #exception} exist in chargeIf only).
+   * The annotation's condition, chargeIf, plan and actual, parsed and checked; their variables
+   * join {@code variables} ({@code #result} exists in chargeIf and actual only, {@code #exception}
+   * in chargeIf only).
    */
   private LimitedMethod.Extras extras(RateLimited annotation, Method method, String where, Set<String> variables) {
-    if (annotation.condition().isEmpty() && annotation.chargeIf().isEmpty() && annotation.plan().isEmpty()) {
+    if (annotation.condition().isEmpty() && annotation.chargeIf().isEmpty() && annotation.plan().isEmpty()
+        && annotation.actual().isEmpty()) {
       return LimitedMethod.Extras.NONE;
     }
     Expression condition = parse(annotation.condition(), "condition", annotation, where);
     Expression chargeIf = parse(annotation.chargeIf(), "chargeIf", annotation, where);
     Expression plan = parse(annotation.plan(), "plan", annotation, where);
+    Expression actual = parse(annotation.actual(), "actual", annotation, where);
     variables.addAll(checked(condition, "condition", annotation.condition(), annotation, method));
     variables.addAll(checked(plan, "plan", annotation.plan(), annotation, method));
     if (chargeIf != null) {
-      Set<String> own = new LinkedHashSet<>(ExpressionVariables.of(chargeIf));
-      own.removeAll(Set.of("result", "exception"));
-      ExpressionVariables.check(own, method, parameterNames, "@RateLimited(name = \"" + annotation.name()
-          + "\", chargeIf = \"" + annotation.chargeIf() + "\")", where);
-      variables.addAll(own);
+      variables.addAll(afterCall(chargeIf, "chargeIf", annotation.chargeIf(), Set.of("result", "exception"),
+          annotation, method, where));
       LimitedMethod.Returns returns = returns(method);
       if (returns == LimitedMethod.Returns.MONO || returns == LimitedMethod.Returns.FLUX) {
         throw new RateLimitConfigurationException("@RateLimited(name = \"" + annotation.name() + "\", chargeIf = \""
@@ -168,13 +168,34 @@ final class LimitedMethods {
             + ": chargeIf and maxWait conflict (a waited-for reservation can't be settled by outcome); choose one");
       }
     }
+    if (actual != null) {
+      variables.addAll(afterCall(actual, "actual", annotation.actual(), Set.of("result"), annotation, method, where));
+      if (!annotation.maxWait().isEmpty()) {
+        throw new RateLimitConfigurationException("@RateLimited(name = \"" + annotation.name() + "\") on " + where
+            + ": actual and maxWait conflict (a waited-for reservation can't be settled by its actual count);"
+            + " choose one");
+      }
+    }
     return new LimitedMethod.Extras(condition, annotation.condition(), chargeIf, annotation.chargeIf(), plan,
-        annotation.plan());
+        annotation.plan(), actual == null ? null : new ActualCount(actual, annotation.actual()));
+  }
+
+  /**
+   * The variables of an expression evaluated once the call is over, checked: {@code own} (such as
+   * {@code #result}) exist there besides the call's; the call's are returned.
+   */
+  private Set<String> afterCall(Expression expression, String attribute, String text, Set<String> own,
+      RateLimited annotation, Method method, String where) {
+    Set<String> variables = new LinkedHashSet<>(ExpressionVariables.of(expression));
+    variables.removeAll(own);
+    ExpressionVariables.check(variables, method, parameterNames, "@RateLimited(name = \"" + annotation.name()
+        + "\", " + attribute + " = \"" + text + "\")", where);
+    return variables;
   }
 
   private static Expression parse(String text, String attribute, RateLimited annotation, String where) {
     if (!attribute.equals("count") && text.isEmpty()) {
-      return null; // the global key; no condition, chargeIf or plan
+      return null; // the global key; no condition, chargeIf, plan or actual
     }
     try {
       return PARSER.parseExpression(text);

@@ -14,13 +14,16 @@ import java.lang.annotation.Target;
  * @RateLimited(name = "send-message", key = "#user.id")
  * public Message send(User user, String text) { ... }
  *
- * @RateLimited(name = "llm-tokens", key = "#user.id", count = "#prompt.length() / 4")
- * public Completion complete(User user, String prompt) { ... }
+ * @RateLimited(name = "llm-tokens", key = "#principal", count = "#prompt.length() / 4 + #maxTokens",
+ *     actual = "#result.usage().totalTokens()")
+ * public Completion complete(String prompt, int maxTokens) { ... }
  * }</pre>
  *
  * <p>{@code key} and {@code count} are SpEL over the method's parameters (by name, {@code #p0},
  * {@code #a0}), {@code #request} when there is a current HTTP request, {@code #principal} (the
- * authenticated user's name, or null when nobody is), and beans ({@code @name}). Expressions are
+ * authenticated user's name, or null when nobody is), and beans ({@code @name}). A call whose cost
+ * is known only once it is over charges {@code count} as an estimate and settles it with
+ * {@link #actual}. Expressions are
  * parsed once, at startup, where a variable that will not exist (a misspelt parameter, a name in
  * a class compiled without {@code -parameters}) stops the application. Several annotations on one call (repeated, or on the class and the
  * method) are applied all or nothing. A denial throws
@@ -77,6 +80,20 @@ public @interface RateLimited {
    * {@code Flux} methods.
    */
   String chargeIf() default "";
+
+  /**
+   * SpEL evaluated when the call is over, with {@code #result} besides the usual variables: the
+   * units the call really cost ({@code actual = "#result.usage().totalTokens()"}). The call is
+   * charged {@link #count}, an estimate, up front, so that concurrent calls never overshoot; then
+   * the difference is given back, or taken even into debt, so that a call that cost more than
+   * estimated is paid for by the calls after it (docs/design.md §2.7). {@code CompletionStage},
+   * {@code Mono} and {@code Flux} methods settle when the result completes (a {@code Flux}: over
+   * its last element; {@code #result} is null when it completes empty). A call that throws, or is
+   * cancelled after it started, keeps the estimate; one cancelled before it started is refunded. A
+   * value that is not a finite number, 0 or more, keeps the estimate and is logged once. Empty
+   * (the default): the count is what the call costs. Not with {@link #maxWait}.
+   */
+  String actual() default "";
 
   /**
    * SpEL for the plan whose spec of the limit applies ({@code ratelimit.plans.<plan>.<limit>});

@@ -4,13 +4,13 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.limiter.Decisions;
 import dev.ratelimit.limiter.NamedLimiter;
-import dev.ratelimit.limiter.PendingCharge;
 import dev.ratelimit.limiter.RateLimiter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.aspectj.lang.ProceedingJoinPoint;
@@ -29,8 +29,6 @@ import org.springframework.beans.factory.BeanFactory;
  * @since 1.0
  */
 public class RateLimitedAspect {
-  private static final System.Logger LOG = System.getLogger(RateLimitedAspect.class.getName());
-
   private final RateLimiter limiter;
   private final LimitedMethods methods;
   private final CallEvaluator evaluator;
@@ -59,10 +57,12 @@ public class RateLimitedAspect {
     if (calls.isEmpty()) {
       return call.proceed(); // every condition was false
     }
-    if (limited.chargesByOutcome()) {
-      return limited.returns() == LimitedMethod.Returns.VALUE
-          ? chargeByOutcome(call, limited, evaluated)
-          : chargeByOutcomeWhenStarted(call, limited, evaluated);
+    if (limited.settlesAfterCall()) {
+      return switch (limited.returns()) {
+        case VALUE -> settleAfterCall(call, limited, evaluated);
+        case COMPLETION_STAGE -> settleWhenStageEnds(call, limited, evaluated);
+        case MONO, FLUX -> ReactorLimiting.settledWhenDone(call, limited, evaluated, this);
+      };
     }
     return switch (limited.returns()) {
       case VALUE -> limitNow(call, limited, calls);
@@ -89,106 +89,90 @@ public class RateLimitedAspect {
   }
 
   /**
-   * Charges up front, runs the method, then keeps or refunds each charge by its
-   * {@code chargeIf}: one limit through its {@link PendingCharge} (exact), several through
-   * {@link NamedLimiter#refund}.
+   * Charges up front, runs the method, then settles each charge by its {@code chargeIf} and its
+   * {@code actual} count ({@link CallCharges}).
    */
-  private Object chargeByOutcome(ProceedingJoinPoint call, LimitedMethod limited, CallEvaluator.Evaluated evaluated)
+  private Object settleAfterCall(ProceedingJoinPoint call, LimitedMethod limited, CallEvaluator.Evaluated evaluated)
       throws Throwable {
     List<NamedLimiter.Call> calls = evaluated.calls();
-    PendingCharge single = null;
-    Decisions decisions;
-    if (calls.size() == 1) {
-      NamedLimiter.Call only = calls.get(0);
-      single = only.named().charge(only.key(), only.count());
-      decisions = single(only, single.decision());
-    } else {
-      decisions = limiter.limitAll(calls);
-    }
-    headers.write(calls, decisions);
-    if (!decisions.allowed()) {
-      return denied(call, limited, calls, decisions);
+    CallCharges charges = CallCharges.charge(limiter, calls);
+    headers.write(calls, charges.decisions());
+    if (!charges.allowed()) {
+      return denied(call, limited, calls, charges.decisions());
     }
     Object result;
     try {
       result = call.proceed();
     } catch (Throwable failure) {
-      settle(call, limited, evaluated, single, null, failure);
+      charges.settle(evaluator.settledCounts(limited, evaluated, null, failure));
       throw failure;
     }
-    settle(call, limited, evaluated, single, result, null);
+    charges.settle(evaluator.settledCounts(limited, evaluated, result, null));
     return result;
   }
 
   /**
-   * {@link #chargeByOutcome} for a {@code CompletionStage} method, started when the decision
-   * arrives. Once started, the method's own stage settles the charges by its outcome, whatever
-   * the caller does with the stage it was given: a caller that cancels it does not stop the work
-   * the method began. A caller that cancels before the decision arrived leaves the method
-   * unstarted: it never runs, and its {@code chargeIf} charges are refunded (docs/design.md §7.1).
+   * {@link #settleAfterCall} for a {@code CompletionStage} method, started when the charge is
+   * decided, and settled without blocking when the stage it returned completes; the stage the
+   * caller gets completes once the settlement is recorded. Once started, the method's own stage
+   * settles the charges, whatever the caller does with the stage it was given: a caller that
+   * cancels it does not stop the work the method began. A caller that cancels before the decision
+   * arrived leaves the method unstarted: it never runs, and its settled charges are refunded
+   * (docs/design.md §7.1).
    */
-  private Object chargeByOutcomeWhenStarted(ProceedingJoinPoint call, LimitedMethod limited,
+  private Object settleWhenStageEnds(ProceedingJoinPoint call, LimitedMethod limited,
       CallEvaluator.Evaluated evaluated) {
     List<NamedLimiter.Call> calls = evaluated.calls();
-    CompletableFuture<Decisions> decided = limiter.limitAllAsync(calls).toCompletableFuture();
+    CompletableFuture<CallCharges> decided = CallCharges.chargeAsync(limiter, calls).toCompletableFuture();
     AtomicBoolean claimed = new AtomicBoolean(); // once: by the method starting, or by a cancel refunding it
-    CompletableFuture<Object> returned = decided.thenCompose(decisions -> {
+    CompletableFuture<Object> returned = decided.thenCompose(charges -> {
+      if (!charges.allowed()) {
+        try {
+          return stage(denied(call, limited, calls, charges.decisions()));
+        } catch (Throwable denial) {
+          return CompletableFuture.failedFuture(denial);
+        }
+      }
+      if (!claimed.compareAndSet(false, true)) {
+        return CompletableFuture.completedFuture(null); // cancelled first: refunded, never run
+      }
       CompletableFuture<Object> outcome = new CompletableFuture<>();
+      CompletionStage<Object> running;
       try {
-        if (!decisions.allowed()) {
-          return stage(denied(call, limited, calls, decisions));
+        running = stage(call.proceed());
+      } catch (Throwable failure) {
+        running = CompletableFuture.failedFuture(failure);
+      }
+      running.whenComplete((result, failure) -> {
+        Throwable cause = failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure;
+        double[] counts;
+        try {
+          counts = evaluator.settledCounts(limited, evaluated, result, cause);
+        } catch (RuntimeException e) {
+          outcome.completeExceptionally(e); // a chargeIf that fails keeps the charges and fails the call
+          return;
         }
-        if (!claimed.compareAndSet(false, true)) {
-          return CompletableFuture.completedFuture(null); // cancelled first: refunded, never run
-        }
-        stage(call.proceed()).whenComplete((result, failure) -> {
-          Throwable cause = failure instanceof java.util.concurrent.CompletionException c && c.getCause() != null
-              ? c.getCause() : failure;
-          try {
-            settle(call, limited, evaluated, null, result, cause);
-          } catch (RuntimeException e) {
-            outcome.completeExceptionally(e);
-            return;
-          }
+        charges.settleAsync(counts).whenComplete((settled, never) -> {
           if (cause != null) {
             outcome.completeExceptionally(cause);
           } else {
             outcome.complete(result);
           }
         });
-      } catch (Throwable failure) {
-        settle(call, limited, evaluated, null, null, failure);
-        outcome.completeExceptionally(failure);
-      }
+      });
       return outcome;
     });
     // a stage cancelled before the decision arrived never applies the function above
     returned.whenComplete((result, failure) -> {
       if (returned.isCancelled()) {
-        decided.thenAccept(decisions -> {
-          if (decisions.allowed() && claimed.compareAndSet(false, true)) {
-            refundOutcomeCharges(evaluated);
+        decided.thenAccept(charges -> {
+          if (charges.allowed() && claimed.compareAndSet(false, true)) {
+            charges.settleAsync(CallEvaluator.unrunCounts(evaluated));
           }
         });
       }
     });
     return returned;
-  }
-
-  /** Gives back the charges that a {@code chargeIf} settles, for a call whose method never ran; never blocks. */
-  private void refundOutcomeCharges(CallEvaluator.Evaluated evaluated) {
-    List<NamedLimiter.Call> calls = evaluated.calls();
-    for (int i = 0; i < calls.size(); i++) {
-      if (evaluated.charges().get(i).extras().chargeIf() != null) {
-        NamedLimiter.Call charged = calls.get(i);
-        charged.named().refundAsync(charged.key(), charged.count()).exceptionally(failure -> {
-          // the store could not take it back: the charge stays, as for a call that ran
-          LOG.log(System.Logger.Level.DEBUG, "refund of limit '" + charged.limit() + "' failed; the charge stays",
-              failure);
-          return null;
-        });
-      }
-    }
   }
 
   /** A method's CompletionStage result as one of objects (null: completed with null). */
@@ -197,19 +181,12 @@ public class RateLimitedAspect {
     return result == null ? CompletableFuture.completedFuture(null) : (CompletionStage<Object>) result;
   }
 
-  /** Keeps the charges whose outcome counts; refunds the others. */
-  private void settle(ProceedingJoinPoint call, LimitedMethod limited, CallEvaluator.Evaluated evaluated,
-      PendingCharge single, Object result, Throwable failure) {
-    List<NamedLimiter.Call> calls = evaluated.calls();
-    for (int i = 0; i < calls.size(); i++) {
-      boolean counts = evaluator.counts(limited, evaluated, i, call.getTarget(), call.getArgs(), result, failure);
-      if (single != null) {
-        single.settle(counts);
-      } else if (!counts) {
-        NamedLimiter.Call charged = calls.get(i);
-        charged.named().refund(charged.key(), charged.count());
-      }
-    }
+  CallEvaluator evaluator() {
+    return evaluator;
+  }
+
+  RateLimiter limiter() {
+    return limiter;
   }
 
   /** The decisions, waiting for a turn when the annotation says so. */

@@ -322,6 +322,34 @@ class EnableRateLimitingTest {
     }
   }
 
+  public static class ActualUnknownVariable {
+    @RateLimited(name = "api", count = "10", actual = "#response.tokens")
+    public String call() {
+      return "x";
+    }
+  }
+
+  public static class ActualNamingTheException {
+    @RateLimited(name = "api", count = "10", actual = "#exception == null ? 1 : 2")
+    public String call() {
+      return "x";
+    }
+  }
+
+  public static class ActualWithWait {
+    @RateLimited(name = "api", count = "10", actual = "#result.length()", maxWait = "1s")
+    public String call() {
+      return "x";
+    }
+  }
+
+  public static class ActualNotSpel {
+    @RateLimited(name = "api", count = "10", actual = "#result.")
+    public String call() {
+      return "x";
+    }
+  }
+
   /** What the outcome-charging method saw: a counter the test reads. */
   public static class Logins {
     @RateLimited(name = "api", key = "#user", chargeIf = "#result == false", condition = "#user != 'admin'")
@@ -366,7 +394,8 @@ class EnableRateLimitingTest {
   @Test
   void badChargeIfAndCondition_failAtStartupNamingTheValue() {
     for (Class<?> bad : new Class<?>[] {ChargeIfUnknownVariable.class, ChargeIfOnMono.class,
-        ConditionUnknownVariable.class, ChargeIfWithWait.class}) {
+        ConditionUnknownVariable.class, ChargeIfWithWait.class, ActualUnknownVariable.class,
+        ActualNamingTheException.class, ActualWithWait.class, ActualNotSpel.class}) {
       context = new AnnotationConfigApplicationContext();
       context.registerBean(RateLimiter.class, () -> RateLimiter.builder().limit("api", "10/1m").build());
       context.register(RateLimitingConfiguration.class);
@@ -374,7 +403,8 @@ class EnableRateLimitingTest {
       assertThatThrownBy(context::refresh).as(bad.getSimpleName())
           .extracting(NestedExceptionUtils::getMostSpecificCause).isInstanceOf(RateLimitConfigurationException.class)
           .satisfies(e -> assertThat(e.getMessage()).containsAnyOf("names #outcome", "not supported on Mono",
-              "names #missing", "chargeIf and maxWait conflict"));
+              "names #missing", "chargeIf and maxWait conflict", "actual = \"#response.tokens\")",
+              "names #exception", "actual and maxWait conflict", "actual = \"#result.\""));
       context.close();
     }
     context = null;

@@ -2,6 +2,7 @@ package dev.ratelimit.webflux;
 
 import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.http.Charges;
+import dev.ratelimit.http.CostHeader;
 import dev.ratelimit.http.Keys;
 import dev.ratelimit.http.Problem;
 import dev.ratelimit.http.Refusals;
@@ -15,12 +16,16 @@ import dev.ratelimit.http.UrlPattern;
 import dev.ratelimit.http.builder.FilterBuilder;
 import dev.ratelimit.limiter.RateLimiter;
 import java.security.Principal;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.server.PathContainer;
@@ -144,21 +149,38 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
   }
 
   /**
-   * Passes the request on; a {@code charge-on} rule's charge is settled by the status the
-   * response is committed with (also an error handler's: every response is committed, by the
-   * handler or by WebFlux at the end), once. Subscribing to the chain starts the handler: an
-   * exchange cancelled before that (the client went away while the limit was decided) is
-   * refunded and never runs it; one cancelled after, before its response was committed, is
-   * charged unless the rule refunds cancelled requests (docs/design.md §2.7, §6.8).
+   * Passes the request on; the charges of {@code charge-on} and {@code cost-header} rules are
+   * settled by the response as it is committed (also an error handler's: every response is
+   * committed, by the handler or by WebFlux at the end), once: its status, and the cost its cost
+   * headers state, read then and taken out of the response unless passed, before any header is
+   * written. Subscribing to the chain starts the handler: an exchange cancelled before that (the
+   * client went away while the limit was decided) is refunded and never runs it; one cancelled
+   * after, before its response was committed, is charged unless the rule refunds cancelled
+   * requests (docs/design.md §2.7, §6.8).
    */
   private static Mono<Void> pass(ServerWebExchange exchange, WebFilterChain chain, Charges.Settlement settlement) {
     if (settlement == null) {
       return chain.filter(exchange);
     }
     ServerHttpResponse response = exchange.getResponse();
+    List<CostHeader> costHeaders = settlement.costHeaders();
     response.beforeCommit(() -> {
       HttpStatusCode status = response.getStatusCode();
-      settlement.settle(status == null ? HttpStatus.OK.value() : status.value());
+      int code = status == null ? HttpStatus.OK.value() : status.value();
+      if (costHeaders.isEmpty()) {
+        settlement.settle(code);
+        return Mono.empty();
+      }
+      HttpHeaders headers = response.getHeaders();
+      Map<String, List<String>> stated = new HashMap<>();
+      for (CostHeader header : costHeaders) {
+        List<String> values = headers.get(header.name());
+        stated.put(header.name(), values == null ? List.of() : List.copyOf(values));
+        if (!header.passed()) {
+          headers.remove(header.name());
+        }
+      }
+      settlement.settle(code, name -> stated.getOrDefault(name, List.of()));
       return Mono.empty();
     });
     return Mono.defer(() -> settlement.start() ? chain.filter(exchange) : Mono.empty());

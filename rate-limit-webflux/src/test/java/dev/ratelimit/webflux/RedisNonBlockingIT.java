@@ -4,6 +4,7 @@ import static dev.ratelimit.webflux.Http.seen;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.DecisionListener;
+import dev.ratelimit.limiter.RateLimiter;
 import dev.ratelimit.redis.RedisServer;
 import dev.ratelimit.spring.RateLimited;
 import java.net.URI;
@@ -14,16 +15,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
+import org.springframework.http.ResponseEntity;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.stereotype.Service;
@@ -31,8 +36,10 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.blockhound.BlockHound;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -60,7 +67,14 @@ import reactor.core.publisher.Mono;
         "ratelimit.filter.rules[1].key=header:X-Client",
         "ratelimit.filter.rules[2].path=/both/**",
         "ratelimit.filter.rules[2].limit=api",
-        "ratelimit.filter.rules[2].key=header:X-Client"})
+        "ratelimit.filter.rules[2].key=header:X-Client",
+        // a refill of one unit an hour: what the settlements leave is exact to within it
+        "ratelimit.limits.metered=token-bucket rate=1 period=1h capacity=100000",
+        "ratelimit.filter.rules[3].path=/metered/**",
+        "ratelimit.filter.rules[3].limit=metered",
+        "ratelimit.filter.rules[3].key=header:X-Client",
+        "ratelimit.filter.rules[3].cost=100",
+        "ratelimit.filter.rules[3].cost-header=X-Tokens"})
 class RedisNonBlockingIT {
   private static final RedisServer REDIS;
 
@@ -76,6 +90,9 @@ class RedisNonBlockingIT {
 
   @LocalServerPort
   int port;
+
+  @Autowired
+  RateLimiter limiter;
 
 
   @DynamicPropertySource
@@ -119,9 +136,24 @@ class RedisNonBlockingIT {
         return Mono.just("hello");
       }
 
+      @GetMapping("/metered/x")
+      Mono<ResponseEntity<String>> metered(@RequestParam String tokens) {
+        return Mono.just(ResponseEntity.ok().header("X-Tokens", tokens).body("metered"));
+      }
+
       @GetMapping("/send")
       Mono<String> send(@RequestHeader("X-User") String user) {
         return sender.send(user);
+      }
+
+      @GetMapping("/complete")
+      Mono<String> complete(@RequestHeader("X-User") String user, @RequestParam long tokens) {
+        return sender.complete(user, tokens).map(Answer::text);
+      }
+
+      @GetMapping("/stream")
+      Flux<String> stream(@RequestHeader("X-User") String user, @RequestParam long tokens) {
+        return sender.stream(user, tokens).map(Answer::text);
       }
 
       /** Blocks a non-blocking thread (Reactor's parallel scheduler) on purpose. */
@@ -144,8 +176,23 @@ class RedisNonBlockingIT {
       Mono<String> send(String user) {
         return Mono.just("sent for " + user);
       }
+
+      /** A model's answer: charged 100 up front, settled with the tokens it used. */
+      @RateLimited(name = "metered", key = "#user", count = "100", actual = "#result.tokens()")
+      Mono<Answer> complete(String user, long tokens) {
+        return Mono.fromCallable(() -> new Answer("answer ", tokens));
+      }
+
+      /** Streamed: the last chunk carries the tokens the whole answer used. */
+      @RateLimited(name = "metered", key = "#user", count = "100", actual = "#result.tokens()")
+      Flux<Answer> stream(String user, long tokens) {
+        return Flux.just(new Answer("one ", 0), new Answer("two", tokens));
+      }
     }
   }
+
+  /** A model's answer and the tokens it used. */
+  record Answer(String text, long tokens) {}
 
   /** A header's seconds, checked to lie within what the real time that passed allows. */
   private static long seconds(HttpResponse<String> response, String header, long least, long most) {
@@ -203,6 +250,60 @@ class RedisNonBlockingIT {
     assertThat(denied.headers().firstValue("RateLimit-Policy")).contains("\"wide\";q=100;w=3600, \"api\";q=10;w=3600");
     assertThat(denied.headers().firstValue("RateLimit").orElseThrow())
         .matches("\"wide\";r=90;t=3[56][0-9], \"api\";r=0;t=3[56][0-9][0-9]");
+  }
+
+  /**
+   * The settlement by a cost header, on the event loop, reaches Redis without blocking it: the
+   * key ends at capacity − Σ stated costs (each request was charged 100 up front). Settlements
+   * are not waited for by the response, so the test waits for Redis to have them.
+   */
+  @Test
+  void costHeader_settlesOnRedisWithoutBlocking_exactlyCapacityMinusTheStatedCosts() throws Exception {
+    HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    Random random = new Random();
+    long stated = 0;
+    List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      int tokens = random.nextInt(300);
+      stated += tokens;
+      responses.add(client.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+          + "/metered/x?tokens=" + tokens)).header("X-Client", "metered").timeout(Duration.ofSeconds(30)).build(),
+          HttpResponse.BodyHandlers.ofString()));
+    }
+    for (CompletableFuture<HttpResponse<String>> response : responses) {
+      assertThat(response.get().statusCode()).isEqualTo(200);
+      assertThat(response.get().headers().firstValue("X-Tokens")).isEmpty();
+    }
+    double expected = 100_000 - stated;
+    Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(limiter.named("metered").check("metered", 0).remaining()).isBetween(expected, expected + 0.1));
+  }
+
+  /**
+   * {@code @RateLimited(actual)} on Mono and Flux methods, settled on Redis from the event loop
+   * without blocking it; each response completes once its settlement is recorded, so the key's
+   * state is read at once: exactly capacity − Σ actual costs.
+   */
+  @Test
+  void rateLimitedActual_monoAndFlux_settleOnRedisWithoutBlocking_exactlyCapacityMinusTheActualCosts()
+      throws Exception {
+    HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    Random random = new Random();
+    long actual = 0;
+    List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      int tokens = random.nextInt(300);
+      actual += tokens;
+      responses.add(client.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+          + (i % 2 == 0 ? "/complete" : "/stream") + "?tokens=" + tokens)).header("X-User", "model-user")
+          .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString()));
+    }
+    for (CompletableFuture<HttpResponse<String>> response : responses) {
+      assertThat(response.get().statusCode()).as(response.get().body()).isEqualTo(200);
+    }
+    double expected = 100_000 - actual;
+    // a refill of one unit an hour: within 0.1 while the test runs
+    assertThat(limiter.named("metered").check("model-user", 0).remaining()).isBetween(expected, expected + 0.1);
   }
 
   @Test

@@ -4,6 +4,7 @@ import dev.ratelimit.Clock;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.Limit;
 import dev.ratelimit.http.ChargeOn;
+import dev.ratelimit.http.CostHeader;
 import dev.ratelimit.http.ProxyHeader;
 import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.http.RuleLine;
@@ -105,6 +106,33 @@ public abstract class FilterBuilder<B extends FilterBuilder<B, F>, F> {
    */
   public B refundCancelled() {
     setup.lastRule(new RuleOptions(null, null, null, null, true));
+    return self();
+  }
+
+  /**
+   * The rule added last charges its cost up front as an estimate, then settles each request with
+   * the cost the application states in this response header ({@code "X-Cost"}: a plain decimal
+   * number, 0 or more), as a rule's {@code cost-header} in {@code web.xml} or
+   * {@code ratelimit.filter.rules}: the difference is given back, or taken into debt, once the
+   * response is known. A response without a usable value keeps the estimate. The client does
+   * not receive the header unless {@link #passCostHeader()} (docs/design.md §6.1).
+   *
+   * @throws IllegalArgumentException for a name that is not an HTTP header name
+   * @throws IllegalStateException before any rule
+   */
+  public B costHeader(String header) {
+    setup.lastRule(RuleOptions.costHeader(CostHeader.of(Objects.requireNonNull(header, "header"), false).name(), null));
+    return self();
+  }
+
+  /**
+   * The rule added last, a {@link #costHeader} rule, leaves its cost header in the response the
+   * client receives, as {@code cost-header-pass=true}.
+   *
+   * @throws IllegalStateException before any rule
+   */
+  public B passCostHeader() {
+    setup.lastRule(RuleOptions.costHeader(null, true));
     return self();
   }
 

@@ -27,14 +27,15 @@ import org.junit.jupiter.api.TestInstance;
  * What an HTTP client sees from the filter in a real container, configured by real
  * {@code web.xml} files: one container per class, one web application per configuration
  * ({@code /limited}, {@code /proxied}, {@code /forwarded}, {@code /real-ip}, {@code /untrusted},
- * {@code /broken}, {@code /trusts-all}, {@code /closed}, {@code /paid}).
+ * {@code /broken}, {@code /trusts-all}, {@code /closed}, {@code /paid}, {@code /costed}).
  * Tests share nothing but the container: each uses its own keys, or its own path's limit.
  * Limits refill over an hour, so nothing refills while a test runs, and nothing sleeps.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ContainerContract {
   static final List<String> WEBAPPS =
-      List.of("limited", "proxied", "forwarded", "real-ip", "untrusted", "broken", "trusts-all", "closed", "paid");
+      List.of("limited", "proxied", "forwarded", "real-ip", "untrusted", "broken", "trusts-all", "closed", "paid",
+          "costed");
   private static final AtomicInteger CALLS = new AtomicInteger();
 
   private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -208,6 +209,13 @@ abstract class ContainerContract {
   }
 
   @Test
+  void costHeader_aClientThatHangsUpAfterTheServletStarted_isChargedTheEstimate() throws Exception {
+    hangUp("/paid/metered/sync", "gone-metered");
+    hangUp("/paid/metered/sync", "gone-metered");
+    assertThat(get("/paid/held/now", "X-Client", "gone-metered").statusCode()).isEqualTo(429);
+  }
+
+  @Test
   void refundCancelled_aClientThatHangsUpIsRefunded_evenAfterTheServletStarted() throws Exception {
     for (int i = 0; i < 3; i++) {
       hangUp("/paid/refunding/sync", "refunded-sync");
@@ -215,6 +223,105 @@ abstract class ContainerContract {
     HttpResponse<String> next = get("/paid/refunding/now", "X-Client", "refunded-sync");
     assertThat(next.statusCode()).isEqualTo(200);
     assertThat(header(next, "X-RateLimit-Remaining")).as("only this request's own charge").isEqualTo("1");
+  }
+
+  /**
+   * A request to the costed application that returns once the rate limit filter settled it
+   * (the finished filter outside it says so).
+   */
+  HttpResponse<String> costed(String path, String client) throws Exception {
+    String id = getClass().getSimpleName() + "-" + CALLS.incrementAndGet();
+    Held held = Held.expect(id);
+    HttpResponse<String> response = get("/costed" + path, "X-Client", client, "X-Call", id);
+    held.awaitFinished();
+    return response;
+  }
+
+  /** The client's units left: a request stating no cost shows them less its estimate of 100, then gives those back. */
+  long tokensLeft(String client) throws Exception {
+    HttpResponse<String> probe = costed("/stated/sync/probe?tokens=0", client);
+    assertThat(probe.statusCode()).isEqualTo(200);
+    return Long.parseLong(header(probe, "X-RateLimit-Remaining")) + 100;
+  }
+
+  @Test
+  void costHeader_settlesEachRequestWithTheCostItStates_andTheClientNeverSeesTheHeader() throws Exception {
+    HttpResponse<String> first = costed("/stated/sync/x?tokens=30", "t1");
+    assertThat(first.statusCode()).isEqualTo(200);
+    assertThat(first.body()).isEqualTo("cost stated");
+    assertThat(header(first, "X-RateLimit-Remaining")).as("the estimate, charged up front").isEqualTo("99900");
+    assertThat(header(first, "X-Tokens")).as("taken out of the response").isNull();
+    assertThat(tokensLeft("t1")).isEqualTo(100_000 - 30);
+    assertThat(header(costed("/stated/sync/x?tokens=250.5", "t1"), "X-Tokens")).isNull();
+    assertThat(header(costed("/stated/int/x?tokens=7", "t1"), "X-Tokens")).isNull();
+    assertThat(tokensLeft("t1")).as("250.5 and 7 more: floored to whole units").isEqualTo(100_000 - 30 - 258);
+  }
+
+  @Test
+  void costHeader_asyncRequest_isSettledWhenItCompletes_andACommittedOneByWhatItStatedFirst() throws Exception {
+    HttpResponse<String> async = costed("/stated/async/x?tokens=40", "t2");
+    assertThat(async.body()).isEqualTo("cost stated");
+    assertThat(header(async, "X-Tokens")).isNull();
+    HttpResponse<String> flushed = costed("/stated/flushed/x?tokens=60", "t2");
+    assertThat(header(flushed, "X-Tokens")).as("caught as set, before the commit sent the headers").isNull();
+    assertThat(tokensLeft("t2")).isEqualTo(100_000 - 100);
+  }
+
+  @Test
+  void costHeader_statedAroundTheFilter_throughTheContainersOwnResponse_stillSettles() throws Exception {
+    HttpResponse<String> around = costed("/stated/around/x?tokens=5", "t3");
+    assertThat(around.body()).isEqualTo("cost stated");
+    assertThat(header(around, "X-Tokens")).as("written around the filter: it reaches the client").isEqualTo("5");
+    assertThat(tokensLeft("t3")).isEqualTo(100_000 - 5);
+  }
+
+  @Test
+  void costHeaderPass_leavesTheHeaderToTheClient() throws Exception {
+    HttpResponse<String> passed = costed("/passed/sync/x?tokens=12", "t4");
+    assertThat(header(passed, "X-Tokens")).isEqualTo("12");
+    assertThat(tokensLeft("t4")).isEqualTo(100_000 - 12);
+  }
+
+  @Test
+  void costHeaderWithChargeOn_aStatusThatDoesNotCountRefundsEverything() throws Exception {
+    HttpResponse<String> failed = costed("/success/sync/x?tokens=70&status=503", "t5");
+    assertThat(failed.statusCode()).isEqualTo(503);
+    assertThat(header(failed, "X-Tokens")).as("its name matched in any case").isNull();
+    assertThat(tokensLeft("t5")).isEqualTo(100_000);
+    costed("/success/async/x?tokens=70", "t5");
+    assertThat(tokensLeft("t5")).isEqualTo(100_000 - 70);
+  }
+
+  /** What no application means as a cost: each keeps the estimate, the request answers as the servlet did. */
+  @Test
+  void costHeader_valuesThatAreNoCost_keepTheEstimate_neverA500() throws Exception {
+    List<String> queries = List.of("", "tokens=-1", "tokens=NaN", "tokens=1e309", "tokens=Infinity", "tokens=ten",
+        "tokens=1&tokens=2", "tokens=0x10", "tokens=%2B5", "huge=100000", "tokens=%0D%0AX-Forged:%201");
+    for (String query : queries) {
+      HttpResponse<String> response = costed("/stated/sync/x?" + query, "t6");
+      assertThat(response.statusCode()).as(query).isEqualTo(200);
+      assertThat(header(response, "X-Tokens")).as(query).isNull();
+      assertThat(header(response, "X-Forged")).as(query).isNull();
+    }
+    assertThat(tokensLeft("t6")).isEqualTo(100_000 - 100L * queries.size());
+  }
+
+  /** Clients at once, each request stating its own cost, sync and async: exactly capacity − Σ stated costs. */
+  @Test
+  void costHeader_concurrentClients_endAtExactlyCapacityMinusTheStatedCosts() throws Exception {
+    java.util.concurrent.atomic.AtomicLong stated = new java.util.concurrent.atomic.AtomicLong();
+    dev.ratelimit.contract.Concurrently.run(6, () -> {
+      Random random = new Random();
+      for (int i = 0; i < 20; i++) {
+        int tokens = random.nextInt(300);
+        stated.addAndGet(tokens);
+        HttpResponse<String> response = costed("/stated/" + (i % 2 == 0 ? "sync" : "async") + "/x?tokens=" + tokens,
+            "t7");
+        assertThat(response.statusCode()).isEqualTo(200);
+      }
+      return null;
+    });
+    assertThat(tokensLeft("t7")).isEqualTo(100_000 - stated.get());
   }
 
   @Test

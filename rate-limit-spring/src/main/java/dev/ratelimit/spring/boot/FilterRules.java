@@ -1,6 +1,7 @@
 package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.http.ChargeOn;
+import dev.ratelimit.http.CostHeader;
 import dev.ratelimit.http.RuleLine;
 import dev.ratelimit.http.builder.FilterBuilder;
 import java.util.ArrayList;
@@ -28,9 +29,12 @@ public final class FilterRules {
    * @param plan the plan expression, or null: the default plan
    * @param condition the condition, or null: the rule always applies
    * @param refundCancelled whether a request whose client went away is refunded though its handler ran
+   * @param costHeader the response header stating what a request really cost, or null: the cost is {@code cost}
+   * @param costHeaderPass whether the client receives the cost header too
    */
   public record FilterRule(int index, String path, String limit, String key, double cost, String methods,
-      String chargeOn, RequestExpression plan, RequestExpression condition, boolean refundCancelled) {
+      String chargeOn, RequestExpression plan, RequestExpression condition, boolean refundCancelled,
+      String costHeader, boolean costHeaderPass) {
 
     /** {@code ratelimit.filter.rules[i]}, the rule's property, for messages. */
     public String property() {
@@ -165,6 +169,12 @@ public final class FilterRules {
       if (rule.refundCancelled()) {
         to.refundCancelled();
       }
+      if (rule.costHeader() != null) {
+        to.costHeader(rule.costHeader());
+      }
+      if (rule.costHeaderPass()) {
+        to.passCostHeader();
+      }
       return to;
     }
   }
@@ -230,7 +240,8 @@ public final class FilterRules {
           methods(property + ".methods", rule.getMethods()), chargeOn(property + ".charge-on", rule.getChargeOn()),
           expression(property + ".plan", rule.getPlan(), variables, beanFactory),
           expression(property + ".condition", rule.getCondition(), variables, beanFactory),
-          rule.isRefundCancelled()));
+          rule.isRefundCancelled(), costHeader(property + ".cost-header", rule.getCostHeader()),
+          rule.isCostHeaderPass()));
     }
     return read;
   }
@@ -260,6 +271,17 @@ public final class FilterRules {
       return chargeOn;
     } catch (IllegalArgumentException e) {
       throw invalid(property, chargeOn, e);
+    }
+  }
+
+  private static String costHeader(String property, String header) {
+    if (header == null) {
+      return null;
+    }
+    try {
+      return CostHeader.of(header.strip(), false).name();
+    } catch (IllegalArgumentException e) {
+      throw invalid(property, header, e);
     }
   }
 

@@ -257,6 +257,17 @@ public class RateLimitProperties {
      */
     private boolean refundCancelled;
 
+    /**
+     * A response header in which the application states what the request really cost, e.g. X-Cost (a plain
+     * decimal number, 0 or more): the request is charged cost up front, as an estimate, and settled with this
+     * value once the response is known, the difference given back or taken into debt. A missing or malformed
+     * value keeps the estimate. The client does not receive the header unless cost-header-pass is true.
+     */
+    private String costHeader;
+
+    /** With cost-header: whether the client receives the cost header too. Default false: it is taken out. */
+    private boolean costHeaderPass;
+
     public String getLimit() {
       return limit;
     }
@@ -295,6 +306,22 @@ public class RateLimitProperties {
 
     public void setRefundCancelled(boolean refundCancelled) {
       this.refundCancelled = refundCancelled;
+    }
+
+    public String getCostHeader() {
+      return costHeader;
+    }
+
+    public void setCostHeader(String costHeader) {
+      this.costHeader = costHeader;
+    }
+
+    public boolean isCostHeaderPass() {
+      return costHeaderPass;
+    }
+
+    public void setCostHeaderPass(boolean costHeaderPass) {
+      this.costHeaderPass = costHeaderPass;
     }
   }
 

@@ -111,10 +111,16 @@ class RateLimitWebConfigurationTest {
         {"ratelimit.filter.rules[0].condition=#{!@'internal.net'.contains(#clientAddress)}",
             "ratelimit.filter.rules[0].condition", "names the bean @internal.net"},
         {"ratelimit.filter.rules[0].key=#{@tenants.of(#principal)}", "ratelimit.filter.rules[0]",
-            "names the bean @tenants"}};
+            "names the bean @tenants"},
+        {"ratelimit.filter.rules[0].cost-header=X Cost", "ratelimit.filter.rules[0].cost-header",
+            "'X Cost' is not a header name"},
+        {"ratelimit.filter.rules[0].cost-header=" + huge + ":", "ratelimit.filter.rules[0].cost-header",
+            "PPP...' is not a header name"},
+        {"ratelimit.filter.rules[0].cost-header-pass=true", "ratelimit.filter.rules[0]",
+            "cost-header-pass applies to a rule with cost-header, and this rule has none"}};
     for (String[] bad : cases) {
       runner.withPropertyValues(bad[0]).run(context -> {
-        assertThat(context).hasFailed();
+        assertThat(context).as(bad[0].substring(0, Math.min(80, bad[0].length()))).hasFailed();
         FailureAnalysis analysis = new RateLimitFailureAnalyzer().analyze(context.getStartupFailure());
         assertThat(analysis).as(bad[0].substring(0, Math.min(80, bad[0].length()))).isNotNull();
         assertThat(analysis.getDescription()).contains(bad[1]).contains(bad[2]).hasSizeLessThan(2_000);
@@ -123,7 +129,8 @@ class RateLimitWebConfigurationTest {
     runner.withPropertyValues("ratelimit.filter.rules[0].methods=post, Put", "ratelimit.filter.rules[0].charge-on=4XX,503",
         "ratelimit.filter.rules[0].plan=#{#principal}",
         "ratelimit.filter.rules[0].condition=#{#request.method != 'OPTIONS'}",
-        "ratelimit.filter.rules[0].refund-cancelled=true")
+        "ratelimit.filter.rules[0].refund-cancelled=true", "ratelimit.filter.rules[0].cost-header= x-cost ",
+        "ratelimit.filter.rules[0].cost-header-pass=true")
         .run(context -> assertThat(context).hasNotFailed());
   }
 
