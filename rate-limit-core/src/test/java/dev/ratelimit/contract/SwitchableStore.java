@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
 /**
@@ -29,6 +30,7 @@ public final class SwitchableStore implements RateLimitStore {
   /** Where asynchronous calls are answered, or {@code null}: on the caller's thread. */
   private final Executor replies;
   private volatile boolean down;
+  private volatile boolean busy;
   private final List<Runnable> held = new ArrayList<>();
   private boolean holding;
 
@@ -58,6 +60,15 @@ public final class SwitchableStore implements RateLimitStore {
 
   public void switchOn() {
     down = false;
+  }
+
+  /**
+   * From now on refuses every asynchronous decision with a {@link RejectedExecutionException}, as
+   * a remote store does past its bound on waiting requests (load, not a failure); synchronous
+   * ones are still decided.
+   */
+  public void refuseAsync() {
+    busy = true;
   }
 
   /** Keeps the asynchronous decisions back from now on, until {@link #releaseAnswers}. */
@@ -128,6 +139,9 @@ public final class SwitchableStore implements RateLimitStore {
    */
   @Override
   public CompletionStage<List<Decision>> limitAllAsync(List<Charge> charges) {
+    if (busy) {
+      return CompletableFuture.failedFuture(new RejectedExecutionException("too many requests waiting"));
+    }
     return replies == null ? RateLimitStore.limitInOrderAsync(charges)
         : CompletableFuture.supplyAsync(() -> limitAll(charges), replies);
   }
@@ -182,6 +196,10 @@ public final class SwitchableStore implements RateLimitStore {
     /** On {@code replies} when given; else now, or when the held answers are released. */
     @Override
     public CompletionStage<Decision> applyAsync(String key, Operation op, double count, long maxWaitMillis) {
+      if (busy) {
+        keys.add(key);
+        return CompletableFuture.failedFuture(new RejectedExecutionException("too many requests waiting"));
+      }
       return replies == null ? answer(() -> apply(key, op, count, maxWaitMillis))
           : CompletableFuture.supplyAsync(() -> apply(key, op, count, maxWaitMillis), replies);
     }

@@ -23,6 +23,7 @@ public record Problem(Reason reason, String limit, long retryAfterSeconds, Strin
   public enum Reason {
     RATE_LIMITED(429, "Too Many Requests", "https://iana.org/assignments/http-problem-types#quota-exceeded"),
     STORE_UNAVAILABLE(503, "Service Unavailable", "about:blank"),
+    BUSY(503, "Service Unavailable", "about:blank"),
     MISSING_KEY(400, "Bad Request", "about:blank");
 
     private final int status;
@@ -49,6 +50,14 @@ public record Problem(Reason reason, String limit, long retryAfterSeconds, Strin
     return new Problem(Reason.STORE_UNAVAILABLE, limit, retryAfterSeconds, null);
   }
 
+  /**
+   * Too many decisions are waiting for the store (its bound on asynchronous requests, such as the
+   * Redis store's {@code maxPending}): load, not a failure, so no failure policy decided it.
+   */
+  public static Problem busy(String limit, long retryAfterSeconds) {
+    return new Problem(Reason.BUSY, limit, retryAfterSeconds, null);
+  }
+
   public static Problem missingKey(String limit, String key) {
     return new Problem(Reason.MISSING_KEY, limit, 0, key);
   }
@@ -70,6 +79,8 @@ public record Problem(Reason reason, String limit, long retryAfterSeconds, Strin
   public String detail() {
     return switch (reason) {
       case RATE_LIMITED -> "Rate limit '" + limit + "' exceeded; retry in " + retryAfterSeconds + " s";
+      case BUSY -> "Rate limit '" + limit + "' can't be checked now: too many decisions are waiting for its store; retry in "
+          + retryAfterSeconds + " s";
       case STORE_UNAVAILABLE -> "Rate limit '" + limit + "' can't be checked: its store is unavailable; retry in "
           + retryAfterSeconds + " s";
       case MISSING_KEY -> "Rate limit '" + limit + "' needs a key from " + missingKey

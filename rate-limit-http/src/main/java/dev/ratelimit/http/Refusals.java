@@ -22,4 +22,14 @@ public final class Refusals {
     response.setHeader("Retry-After", "1");
     return Problem.storeUnavailable(limit, 1);
   }
+
+  /**
+   * The 503 of a decision the store refused to queue (too many waiting, {@link
+   * java.util.concurrent.RejectedExecutionException}): the queue drains within its calls' command
+   * timeouts, so a second is enough.
+   */
+  public static Problem busy(Response response, String limit) {
+    response.setHeader("Retry-After", "1");
+    return Problem.busy(limit, 1);
+  }
 }

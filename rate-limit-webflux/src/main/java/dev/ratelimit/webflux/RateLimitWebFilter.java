@@ -23,6 +23,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
@@ -144,6 +145,9 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
           .onErrorResume(RateLimitWebFilter::storeUnavailable,
               // failure=closed: neither admitted nor counted
               e -> refuse(Refusals.storeUnavailable(response, charges.closedLimit()), exchange, response))
+          // too many decisions waiting for the store: load, answered 503 with Retry-After, never a 500
+          .onErrorResume(RateLimitWebFilter::busy,
+              e -> refuse(Refusals.busy(response, matched[0].limit()), exchange, response))
           .doOnCancel(() -> spent.thenAccept(RateLimitWebFilter::cancelled));
     });
   }
@@ -191,6 +195,11 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
     if (verdict.settlement() != null) {
       verdict.settlement().cancel();
     }
+  }
+
+  private static boolean busy(Throwable failure) {
+    Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    return cause instanceof RejectedExecutionException;
   }
 
   private static boolean storeUnavailable(Throwable failure) {
