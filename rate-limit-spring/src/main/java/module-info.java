@@ -27,7 +27,7 @@ module dev.ratelimit.spring {
   requires org.apache.commons.logging;
   requires static org.jspecify;
 
-  requires static dev.ratelimit.http;
+  requires transitive dev.ratelimit.http; // the properties bind its MissingKey
   requires static dev.ratelimit.servlet;
   requires static dev.ratelimit.redis;
   requires static dev.ratelimit.bucket4j;
