@@ -236,7 +236,10 @@ class BoundLimit {
   final CompletionStage<PendingCharge> chargeAsync(String key, double count) {
     check(Operation.LIMIT, count);
     Report report = new Report();
-    return decideAsync(key, Operation.LIMIT, count, 0, report).thenApply(decision -> pending(key, count, decision, report));
+    CompletionStage<Decision> decided = decideAsync(key, Operation.LIMIT, count, 0, report);
+    // the listener hears it where it hears every asynchronous decision, never on the store's threads
+    return listener == null ? decided.thenApply(decision -> pending(key, count, decision, report))
+        : listener.after(decided, decision -> pending(key, count, decision, report));
   }
 
   /** A charge's decision as its caller gets it, and whether its units were really taken. */

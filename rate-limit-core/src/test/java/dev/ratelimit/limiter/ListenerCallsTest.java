@@ -75,12 +75,14 @@ class ListenerCallsTest {
             .thenApply(heardOn::containsKey));
         heardFirst.add(limiter.limitAllAsync(List.of(limiter.named("api").call("a"), limiter.named("other").call("b")))
             .toCompletableFuture().thenApply(all -> all.decisions().stream().allMatch(heardOn::containsKey)));
+        heardFirst.add(limiter.named("other").chargeAsync("c" + (i % 5), 1).toCompletableFuture()
+            .thenApply(charge -> heardOn.containsKey(charge.decision())));
       }
       hold.countDown();
       for (CompletableFuture<Boolean> stage : heardFirst) {
         assertThat(stage.get(10, TimeUnit.SECONDS)).as("heard before the caller's stage completed").isTrue();
       }
-      assertThat(heardOn).hasSize(200 + 2 * 200);
+      assertThat(heardOn).hasSize(200 + 2 * 200 + 200);
       assertThat(Set.copyOf(heardOn.values())).containsExactly("ratelimit-listener");
     }
   }

@@ -2,14 +2,13 @@ package dev.ratelimit.spring;
 
 import java.io.Serial;
 import java.lang.reflect.Method;
-import java.util.function.Supplier;
+import java.util.concurrent.atomic.AtomicReference;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.aspectj.MethodInvocationProceedingJoinPoint;
 import org.springframework.aop.support.StaticMethodMatcherPointcutAdvisor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.annotation.AnnotationUtils;
-import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Puts {@link RateLimitedAspect} around every method {@link LimitedMethods} finds annotations on.
@@ -28,10 +27,19 @@ final class RateLimitedAdvisor extends StaticMethodMatcherPointcutAdvisor {
   private static final long serialVersionUID = 1L;
 
   RateLimitedAdvisor(ObjectProvider<RateLimitedAspect> aspect) {
-    Supplier<RateLimitedAspect> limiting = SingletonSupplier.of(aspect::getObject);
+    // resolved on the first call without a lock: concurrent first calls on event loops must not
+    // park (a lock there is a blocking call); the aspect is a singleton, so a race resolves it twice
+    // to the same bean
+    AtomicReference<RateLimitedAspect> limiting = new AtomicReference<>();
     setClassFilter(type -> AnnotationUtils.isCandidateClass(type, RateLimited.class));
-    setAdvice((MethodInterceptor) invocation ->
-        limiting.get().limit(new MethodInvocationProceedingJoinPoint((ProxyMethodInvocation) invocation)));
+    setAdvice((MethodInterceptor) invocation -> {
+      RateLimitedAspect resolved = limiting.get();
+      if (resolved == null) {
+        resolved = aspect.getObject();
+        limiting.set(resolved);
+      }
+      return resolved.limit(new MethodInvocationProceedingJoinPoint((ProxyMethodInvocation) invocation));
+    });
   }
 
   @Override
