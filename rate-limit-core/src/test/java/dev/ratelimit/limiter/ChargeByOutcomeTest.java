@@ -7,7 +7,7 @@ import dev.ratelimit.contract.Concurrently;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** {@link RateLimiter#charge}: charged up front, refunded when the outcome does not count. */
+/** {@link NamedLimiter#charge}: charged up front, refunded when the outcome does not count. */
 class ChargeByOutcomeTest {
   private final ManualClock clock = new ManualClock(1_767_225_600_000L);
   private final RateLimiter limiter = RateLimiter.builder().clock(clock)

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** {@link RateLimiter#replace}: the old limit or the new, never a mix; used units carried over. */
+/** {@link NamedLimiter#replace}: the old limit or the new, never a mix; used units carried over. */
 class RuntimeChangesTest {
   private final ManualClock clock = new ManualClock(1_767_225_600_000L);
 

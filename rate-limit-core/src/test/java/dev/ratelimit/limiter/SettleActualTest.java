@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link PendingCharge#settleActual}: a charge taken as an estimate, settled with what the call
- * really cost (docs/design.md §2.7); {@link RateLimiter#take}, the store operation behind the part
+ * really cost (docs/design.md §2.7); {@link NamedLimiter#take}, the store operation behind the part
  * above the estimate. What every store must do is in the store contract; here the limiter's part:
  * once, bad counts, failure policies, shards, plans, replacements, listeners.
  */

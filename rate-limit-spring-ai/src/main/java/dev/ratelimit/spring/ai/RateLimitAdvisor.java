@@ -29,7 +29,7 @@ import reactor.core.publisher.Mono;
 /**
  * An LLM token budget on a Spring AI {@code ChatClient} (docs/design.md §7.6): before the model
  * is called, an estimate of the call's tokens is charged to the caller's key on a named limit
- * ({@link RateLimiter#charge}); a denial throws {@link RateLimitExceededException} (429 in a Spring
+ * ({@link dev.ratelimit.limiter.NamedLimiter#charge}); a denial throws {@link RateLimitExceededException} (429 in a Spring
  * MVC or WebFlux application) and the model is not called. Once the model has answered, the
  * charge is settled with the answer's total tokens ({@link PendingCharge#settleActual}): what the
  * estimate took beyond them is given back, what the call used beyond the estimate is taken into
