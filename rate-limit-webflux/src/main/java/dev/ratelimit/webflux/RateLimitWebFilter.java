@@ -178,10 +178,10 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
       HttpHeaders headers = response.getHeaders();
       Map<String, List<String>> stated = new HashMap<>();
       for (CostHeader header : costHeaders) {
-        List<String> values = headers.get(header.name());
-        stated.put(header.name(), values == null ? List.of() : List.copyOf(values));
+        // through SpringHeaders: HttpHeaders.get(String) and remove(String) are Framework 7's only
+        stated.put(header.name(), List.copyOf(SpringHeaders.values(headers, header.name())));
         if (!header.passed()) {
-          headers.remove(header.name());
+          SpringHeaders.remove(headers, header.name());
         }
       }
       settlement.settle(code, name -> stated.getOrDefault(name, List.of()));

@@ -26,6 +26,15 @@ final class SpringHeaders {
     return (Object) headers instanceof MultiValueMap<?, ?> map ? map.containsKey(name) : headers.containsHeader(name);
   }
 
+  /** Takes the header (any case) out. */
+  static void remove(HttpHeaders headers, String name) {
+    if ((Object) headers instanceof MultiValueMap<?, ?> map) {
+      map.remove(name);
+    } else {
+      headers.remove(name);
+    }
+  }
+
   @SuppressWarnings("unchecked") // Framework 6.2's HttpHeaders is a MultiValueMap<String, String>
   private static List<String> strings(Object values) {
     return (List<String>) values;
