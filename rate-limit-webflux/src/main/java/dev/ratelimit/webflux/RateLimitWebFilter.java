@@ -198,13 +198,16 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
   }
 
   private static boolean busy(Throwable failure) {
-    Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-    return cause instanceof RejectedExecutionException;
+    return cause(failure) instanceof RejectedExecutionException;
   }
 
   private static boolean storeUnavailable(Throwable failure) {
-    Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-    return cause instanceof StoreUnavailableException;
+    return cause(failure) instanceof StoreUnavailableException;
+  }
+
+  /** What the store failed with, out of the future's wrapper. */
+  private static Throwable cause(Throwable failure) {
+    return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
   }
 
   private static Mono<Void> refuse(Problem problem, ServerWebExchange exchange, ExchangeResponse response) {
