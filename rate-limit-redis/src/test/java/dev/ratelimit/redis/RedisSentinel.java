@@ -6,7 +6,9 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -63,6 +65,27 @@ public final class RedisSentinel implements AutoCloseable {
       }
     }
     throw new IllegalStateException("sentinel on port " + port + " did not listen within 10 s");
+  }
+
+  /**
+   * Whether this sentinel knows {@code replica} as a healthy replica of the master, so that it can
+   * promote it. A sentinel learns replicas from the master's {@code INFO}, which it asks for every
+   * ten seconds: a replica that attached after the last time is not yet a candidate.
+   */
+  public boolean knowsHealthyReplica(RedisServer replica) {
+    Object replicas = RedisServer.call(port, "SENTINEL", "REPLICAS", MASTER);
+    for (Object fields : (List<?>) replicas) {
+      List<?> pairs = (List<?>) fields;
+      Map<Object, Object> entry = new HashMap<>();
+      for (int i = 0; i + 1 < pairs.size(); i += 2) {
+        entry.put(pairs.get(i), pairs.get(i + 1));
+      }
+      if (Integer.toString(replica.port()).equals(entry.get("port")) && "slave".equals(entry.get("flags"))
+          && "ok".equals(entry.get("master-link-status"))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   public int port() {

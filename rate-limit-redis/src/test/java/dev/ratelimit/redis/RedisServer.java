@@ -128,6 +128,11 @@ public final class RedisServer implements AutoCloseable {
    * @throws IllegalStateException for an error reply, with its text
    */
   public Object call(String... words) {
+    return call(port, words);
+  }
+
+  /** {@link #call(String...)} to whatever Redis process listens on {@code port}, a sentinel too. */
+  static Object call(int port, String... words) {
     try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
       send(socket, words);
       return read(new DataInputStream(new BufferedInputStream(socket.getInputStream())));
