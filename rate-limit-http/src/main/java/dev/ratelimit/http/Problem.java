@@ -9,7 +9,7 @@ import java.util.Objects;
  * Why a request was refused, with what its RFC 9457 problem body says (docs/design.md §6.5): the
  * one writer of the 429, 503 and 400 bodies of every front end.
  *
- * @param reason rate limited (429), store unavailable (503) or key missing (400)
+ * @param reason rate limited (429), store unavailable or busy (503), or key missing (400)
  * @param limit the limit that refused: on a denial, the denying limit with the longest wait
  * @param retryAfterSeconds the {@code Retry-After} sent (429 and 503); 0 for a missing key
  * @param missingKey for a missing key, the key as configured ({@code header:X-Api-Key}); else null
@@ -19,7 +19,7 @@ public record Problem(Reason reason, String limit, long retryAfterSeconds, Strin
   /** JSON is UTF-8 by definition (RFC 8259): no charset parameter, as RFC 9457 shows it. */
   public static final String CONTENT_TYPE = "application/problem+json";
 
-  /** The three ways a request is refused, each with its status, title and problem type. */
+  /** The ways a request is refused, each with its status, title and problem type. */
   public enum Reason {
     RATE_LIMITED(429, "Too Many Requests", "https://iana.org/assignments/http-problem-types#quota-exceeded"),
     STORE_UNAVAILABLE(503, "Service Unavailable", "about:blank"),

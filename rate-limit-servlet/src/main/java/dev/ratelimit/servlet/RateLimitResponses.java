@@ -61,6 +61,16 @@ public final class RateLimitResponses {
   }
 
   /**
+   * Answers a decision the store refused to queue, too many being waiting for it (the Redis
+   * store's {@code maxPending}; an asynchronous {@code @RateLimited} method): 503 with
+   * {@code Retry-After: 1}. Load, not a failure: no policy decided, nothing was taken.
+   */
+  public void busy(HttpServletRequest request, HttpServletResponse response, String limit)
+      throws IOException, ServletException {
+    rejection.reject(request, response, Rejection.of(Refusals.busy(new ServletResponseView(response), limit)));
+  }
+
+  /**
    * The 429 after the headers are written, for the filter too: {@code Retry-After} in whole
    * seconds, at least 1 and never earlier than the decision's wait, and the rejection body.
    */

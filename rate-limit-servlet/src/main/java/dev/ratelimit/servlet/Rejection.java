@@ -6,7 +6,7 @@ import java.util.Objects;
 /**
  * Why the filter refused a request, with what an RFC 9457 problem body says about it.
  *
- * @param reason rate limited (429), store unavailable (503) or key missing (400)
+ * @param reason rate limited (429), store unavailable or busy (503), or key missing (400)
  * @param limit the limit that refused: on a denial, the denying limit with the longest wait
  * @param retryAfterSeconds the {@code Retry-After} sent (429 and 503); 0 for a missing key
  * @param missingKey for a missing key, the key as configured ({@code header:X-Api-Key}); else null
@@ -14,10 +14,12 @@ import java.util.Objects;
  */
 public record Rejection(Reason reason, String limit, long retryAfterSeconds, String missingKey) {
 
-  /** The three ways a request is refused, each with its status, title and problem type. */
+  /** The ways a request is refused, each with its status, title and problem type. */
   public enum Reason {
     RATE_LIMITED(Problem.Reason.RATE_LIMITED),
     STORE_UNAVAILABLE(Problem.Reason.STORE_UNAVAILABLE),
+    /** Too many decisions waiting for the store (503): an asynchronous {@code @RateLimited} method's. */
+    BUSY(Problem.Reason.BUSY),
     MISSING_KEY(Problem.Reason.MISSING_KEY);
 
     /** The one definition, shared with the reactive front ends. */

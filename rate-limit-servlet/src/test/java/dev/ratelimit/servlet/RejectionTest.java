@@ -2,6 +2,7 @@ package dev.ratelimit.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.http.Problem;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +31,18 @@ class RejectionTest {
         + "\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,"
         + "\"detail\":\"Rate limit 'api' needs a key from header:X-Api-Key, and the request has none\","
         + "\"instance\":\"/api\",\"limit\":\"api\",\"key\":\"header:X-Api-Key\"}");
+  }
+
+  /** Every refusal a front end can make has its Rejection, with the same status and body. */
+  @Test
+  void everyProblemReason_hasItsRejection() {
+    for (Problem.Reason reason : Problem.Reason.values()) {
+      Problem problem = new Problem(reason, "api", 1, reason == Problem.Reason.MISSING_KEY ? "ip" : null);
+      Rejection rejection = Rejection.of(problem);
+      assertThat(rejection.reason().name()).isEqualTo(reason.name());
+      assertThat(rejection.status()).isEqualTo(problem.status());
+      assertThat(rejection.toJson("/x")).isEqualTo(problem.toJson("/x"));
+    }
   }
 
   @Test

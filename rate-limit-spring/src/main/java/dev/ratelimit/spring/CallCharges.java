@@ -44,14 +44,18 @@ final class CallCharges {
     return new CallCharges(limiter, calls, null, limiter.limitAll(calls));
   }
 
-  /** Charges every call or none, without blocking. */
+  /**
+   * Charges every call or none, without blocking; fails with {@link RateLimitBusyException} when
+   * the store refused to queue the decision.
+   */
   static CompletionStage<CallCharges> chargeAsync(RateLimiter limiter, List<NamedLimiter.Call> calls) {
     if (calls.size() == 1) {
       NamedLimiter.Call only = calls.get(0);
-      return only.named().chargeAsync(only.key(), only.count())
+      return RateLimitedAspect.busyNamed(only.named().chargeAsync(only.key(), only.count()), calls)
           .thenApply(charge -> new CallCharges(limiter, calls, charge, single(only, charge.decision())));
     }
-    return limiter.limitAllAsync(calls).thenApply(decisions -> new CallCharges(limiter, calls, null, decisions));
+    return RateLimitedAspect.busyNamed(limiter.limitAllAsync(calls), calls)
+        .thenApply(decisions -> new CallCharges(limiter, calls, null, decisions));
   }
 
   private static Decisions single(NamedLimiter.Call call, Decision decision) {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.reflect.MethodSignature;
@@ -200,7 +201,22 @@ public class RateLimitedAspect {
   }
 
   CompletionStage<Decisions> decideAsync(LimitedMethod limited, List<NamedLimiter.Call> calls) {
-    return limited.maxWait() != null ? limiter.acquireAllAsync(calls, limited.maxWait()) : limiter.limitAllAsync(calls);
+    return busyNamed(limited.maxWait() != null ? limiter.acquireAllAsync(calls, limited.maxWait())
+        : limiter.limitAllAsync(calls), calls);
+  }
+
+  /**
+   * The decision of {@code calls}, failing with {@link RateLimitBusyException} where the store
+   * refused to queue it: told apart from a {@link RejectedExecutionException} of the method's own,
+   * so that a web application answers the limiter's with 503.
+   */
+  static <T> CompletionStage<T> busyNamed(CompletionStage<T> decision, List<NamedLimiter.Call> calls) {
+    return decision.exceptionallyCompose(failure -> {
+      Throwable cause = failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure;
+      return CompletableFuture.failedFuture(cause instanceof RejectedExecutionException refused
+          && !(refused instanceof RateLimitBusyException) ? new RateLimitBusyException(calls.get(0).limit(), refused)
+          : failure);
+    });
   }
 
   private static Decisions single(NamedLimiter.Call call, Decision decision) {

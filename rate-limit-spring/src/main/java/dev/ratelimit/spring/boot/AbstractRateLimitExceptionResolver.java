@@ -3,6 +3,7 @@ package dev.ratelimit.spring.boot;
 import dev.ratelimit.Clock;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.StoreUnavailableException;
+import dev.ratelimit.spring.RateLimitBusyException;
 import dev.ratelimit.spring.RateLimitCountException;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -33,6 +34,10 @@ abstract class AbstractRateLimitExceptionResolver implements HandlerExceptionRes
   abstract void storeUnavailable(HttpServletRequest request, HttpServletResponse response)
       throws IOException, ServletException;
 
+  /** Writes the 503 for a decision the store refused to queue (too many waiting). */
+  abstract void busy(HttpServletRequest request, HttpServletResponse response, RateLimitBusyException busy)
+      throws IOException, ServletException;
+
   @Override
   public ModelAndView resolveException(HttpServletRequest request, HttpServletResponse response, Object handler,
       Exception exception) {
@@ -41,6 +46,8 @@ abstract class AbstractRateLimitExceptionResolver implements HandlerExceptionRes
         rateLimited(request, response, exceeded);
       } else if (exception instanceof StoreUnavailableException) {
         storeUnavailable(request, response);
+      } else if (exception instanceof RateLimitBusyException busy) {
+        busy(request, response, busy);
       } else if (exception instanceof RateLimitCountException bad) {
         badCounts.answer(request, response, bad);
       } else {

@@ -2,6 +2,8 @@ package dev.ratelimit.spring.boot;
 
 import dev.ratelimit.Clock;
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.http.Problem;
+import dev.ratelimit.spring.RateLimitBusyException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -10,7 +12,7 @@ import java.util.Map;
 /**
  * {@link RateLimitExceptionResolver} for Spring MVC applications without rate-limit-servlet, which
  * writes the rate limit headers: a denial by {@code @RateLimited} is still a 429 with
- * {@code Retry-After} and the problem body of docs/design.md §6 (not a 500), a closed store a 503, a
+ * {@code Retry-After} and the problem body of docs/design.md §6 (not a 500), a closed store or a busy one a 503, a
  * bad count a 400.
  */
 final class PlainRateLimitExceptionResolver extends AbstractRateLimitExceptionResolver {
@@ -29,6 +31,14 @@ final class PlainRateLimitExceptionResolver extends AbstractRateLimitExceptionRe
     ProblemJson.write(response, 429, QUOTA_EXCEEDED, "Too Many Requests", "Rate limit '"
         + exceeded.limitName() + "' exceeded; retry in " + retryAfter + " s", request.getRequestURI(),
         Map.of("limit", exceeded.limitName(), "retryAfter", retryAfter));
+  }
+
+  @Override
+  void busy(HttpServletRequest request, HttpServletResponse response, RateLimitBusyException busy) throws IOException {
+    Problem problem = Problem.busy(busy.limitName(), 1);
+    response.setHeader("Retry-After", "1");
+    ProblemJson.write(response, problem.status(), problem.type(), problem.title(), problem.detail(),
+        request.getRequestURI(), Map.of("limit", busy.limitName(), "retryAfter", 1));
   }
 
   @Override

@@ -457,6 +457,13 @@ public class RateLimitProperties {
      */
     private Duration syncInterval = Duration.ofSeconds(1);
 
+    /**
+     * The most decisions that may wait for Redis at once without a thread of their own (WebFlux,
+     * the gateway, asynchronous @RateLimited methods); one past it is answered 503 with
+     * Retry-After: 1, as load, not as a store failure. Blocking callers are not counted.
+     */
+    private int maxPending = 10_000;
+
     public String getUrl() {
       return url;
     }
@@ -479,6 +486,17 @@ public class RateLimitProperties {
 
     public void setSyncInterval(Duration syncInterval) {
       this.syncInterval = syncInterval;
+    }
+
+    public int getMaxPending() {
+      return maxPending;
+    }
+
+    public void setMaxPending(int maxPending) {
+      if (maxPending < 1) {
+        throw new IllegalArgumentException("ratelimit.redis.max-pending must be at least 1 but was " + maxPending);
+      }
+      this.maxPending = maxPending;
     }
   }
 }

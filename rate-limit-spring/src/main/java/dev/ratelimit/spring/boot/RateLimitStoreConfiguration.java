@@ -36,7 +36,7 @@ final class RateLimitStoreConfiguration {
       String url = properties.getRedis().getUrl();
       try {
         RedisStore.Builder builder = RedisStore.builder().commandTimeout(properties.getRedis().getTimeout())
-            .syncInterval(properties.getRedis().getSyncInterval());
+            .syncInterval(properties.getRedis().getSyncInterval()).maxPending(properties.getRedis().getMaxPending());
         if (url != null && !url.isBlank()) {
           return builder.uri(url).build();
         }

@@ -10,6 +10,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 
 import dev.ratelimit.ManualClock;
 import dev.ratelimit.servlet.RateLimitFilter;
+import dev.ratelimit.spring.RateLimitBusyException;
 import dev.ratelimit.spring.RateLimited;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -259,6 +260,20 @@ class RateLimitWebConfigurationTest {
               .andExpect(jsonPath("$.maxCount").value(2))
               .andExpect(jsonPath("$.detail").value("Count 3 for rate limit 'api' must be a finite number from 0 to 2"));
         });
+  }
+
+  /** Without rate-limit-servlet too, a decision the store refused to queue is the busy 503, not a 500. */
+  @Test
+  void plainResolver_answersABusyStoreWith503AndRetryAfter() throws Exception {
+    MockHttpServletRequest request = new MockHttpServletRequest("GET", "/send");
+    MockHttpServletResponse response = new MockHttpServletResponse();
+    new PlainRateLimitExceptionResolver(new ManualClock(0)).resolveException(request, response, null,
+        new RateLimitBusyException("api", new java.util.concurrent.RejectedExecutionException("full")));
+    assertThat(response.getStatus()).isEqualTo(503);
+    assertThat(response.getHeader("Retry-After")).isEqualTo("1");
+    assertThat(response.getContentType()).isEqualTo("application/problem+json");
+    assertThat(response.getContentAsString()).contains("\"limit\":\"api\"", "\"retryAfter\":1",
+        "too many decisions are waiting for its store");
   }
 
   @Configuration(proxyBeanMethods = false)

@@ -69,6 +69,16 @@ class RemoteStoreAutoConfigurationIT {
   }
 
   @Test
+  void redisMaxPending_setsTheStoresBound_andBelowOneStopsStartupNamingIt() {
+    runner.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.url=" + redis.uri(),
+        "ratelimit.redis.max-pending=0").run(context -> assertThat(context).hasFailed().getFailure()
+        .rootCause().hasMessageContaining("ratelimit.redis.max-pending must be at least 1 but was 0"));
+    runner.withPropertyValues("ratelimit.store=redis", "ratelimit.redis.url=" + redis.uri(),
+        "ratelimit.redis.max-pending=-5").run(context -> assertThat(context).hasFailed().getFailure()
+        .rootCause().hasMessageContaining("ratelimit.redis.max-pending must be at least 1 but was -5"));
+  }
+
+  @Test
   void redis_withNothingToConnectTo_orAnUnreachableUrl_failsStartupSayingWhatToSet() {
     runner.withPropertyValues("ratelimit.store=redis").run(context -> {
       assertThat(context).hasFailed();
