@@ -41,14 +41,14 @@ class LocalBucketsDifferencesTest {
   @Test
   void plans_shareBucketsOnlyWhenTheKeysReadTheSame_elseAreRefusedAtBuild() {
     RateLimiter.Builder other = RateLimiter.builder().clock(clock).store(Bucket4jStore.local(clock))
-        .limit("api", "token-bucket rate=2 period=1h").plan("pro", "api", "token-bucket rate=5 period=1h");
+        .limit("api", "token-bucket rate=2 period=1h").onPlan("pro").limit("api", "token-bucket rate=5 period=1h");
     assertThatThrownBy(other::build).isInstanceOf(IllegalStateException.class)
         .hasMessageStartingWith("limit 'api', plan 'pro' (token-bucket rate=5 period=1h): its keys would share one "
             + "state with the default plan's (token-bucket rate=2 period=1h), but the bucket4j store can't carry a "
             + "key's used units from one token-bucket bucket to another");
     try (RateLimiter limiter = RateLimiter.builder().clock(clock).store(Bucket4jStore.local(clock))
-        .limit("api", "token-bucket rate=2 period=1h").plan("watch", "api", "token-bucket rate=2 period=1h mode=shadow")
-        .plan("pro", "api", "fixed-window rate=5 period=1h").build()) {
+        .limit("api", "token-bucket rate=2 period=1h").onPlan("watch").limit("api", "token-bucket rate=2 period=1h mode=shadow")
+        .onPlan("pro").limit("api", "fixed-window rate=5 period=1h").build()) {
       assertThat(limiter.named("api").limit("k", 2).allowed()).isTrue();
       assertThat(limiter.named("api").onPlan("watch").check("k", 0).remaining()).as("one bucket: only the mode differs")
           .isCloseTo(0, within(1e-6));

@@ -57,7 +57,7 @@ public final class NamedLimiter {
   }
 
   /**
-   * This limit under a plan's spec (a tier such as {@code pro}, {@link RateLimiter.Builder#plan}).
+   * This limit under a plan's spec (a tier such as {@code pro}, {@link RateLimiter.Builder#onPlan}).
    * {@code null} is the default plan, since front ends evaluate plans that may be absent (a user
    * without one); so is a plan not configured for this limit, which is logged once and decided on
    * the default plan's spec. A plan name may come from request data: the log lines of unknown

@@ -595,29 +595,53 @@ public final class RateLimiter implements AutoCloseable {
     }
 
     /**
-     * Gives a named limit another spec under a plan (a tier such as {@code pro}); calls choose
-     * the plan ({@link NamedLimiter#onPlan}). The limit needs a
-     * default spec ({@link #limit(String, String)}), or {@link #build} throws
-     * {@link IllegalStateException}.
+     * The specs of named limits under a plan (a tier such as {@code pro}), given in the next step:
+     * {@code builder.onPlan("pro").limit("api", "token-bucket rate=10000 period=1h")}. Calls
+     * choose the plan ({@link NamedLimiter#onPlan}). Each limit needs a default spec
+     * ({@link #limit(String, String)}), or {@link #build} throws {@link IllegalStateException}.
      *
-     * @throws IllegalArgumentException if a name is not kebab-case or the plan already has this limit
+     * @throws IllegalArgumentException if the plan's name is not kebab-case
      */
-    public Builder plan(String plan, String name, String spec) {
-      checkName(name);
-      return plan(plan, name, Limit.parse(spec));
-    }
-
-    public Builder plan(String plan, String name, Limit limit) {
+    public OnPlan onPlan(String plan) {
       if (plan == null || !NAME.matcher(plan).matches()) {
         throw new IllegalArgumentException("invalid plan name '" + plan
             + "': names are kebab-case, lower-case letters, digits and '-' ([a-z0-9-]+)");
       }
-      checkName(name);
-      Objects.requireNonNull(limit, "limit");
-      if (plans.computeIfAbsent(plan, p -> new LinkedHashMap<>()).putIfAbsent(name, limit) != null) {
-        throw new IllegalArgumentException("limit '" + name + "' is defined twice in plan '" + plan + "'");
+      return new OnPlan(plan);
+    }
+
+    /**
+     * One plan's step of the builder: the spec a named limit has under it.
+     *
+     * @since 1.0
+     */
+    public final class OnPlan {
+      private final String plan;
+
+      private OnPlan(String plan) {
+        this.plan = plan;
       }
-      return this;
+
+      /**
+       * Gives the named limit this spec under the plan.
+       *
+       * @throws IllegalArgumentException if the name is not kebab-case, the spec is invalid, or
+       *     the plan already has this limit
+       */
+      public Builder limit(String name, String spec) {
+        checkName(name);
+        return limit(name, Limit.parse(spec));
+      }
+
+      /** {@link #limit(String, String)} with the limit as a value. */
+      public Builder limit(String name, Limit limit) {
+        checkName(name);
+        Objects.requireNonNull(limit, "limit");
+        if (plans.computeIfAbsent(plan, p -> new LinkedHashMap<>()).putIfAbsent(name, limit) != null) {
+          throw new IllegalArgumentException("limit '" + name + "' is defined twice in plan '" + plan + "'");
+        }
+        return Builder.this;
+      }
     }
 
     private static void checkName(String name) {

@@ -177,7 +177,7 @@ public abstract class RateLimitStoreContract {
 
   private RateLimiter planned(String defaultSpec, String proSpec) {
     ManualClock clock = new ManualClock(1_767_225_600_000L);
-    return RateLimiter.builder().clock(clock).store(newStore(clock)).limit("api", defaultSpec).plan("pro", "api", proSpec)
+    return RateLimiter.builder().clock(clock).store(newStore(clock)).limit("api", defaultSpec).onPlan("pro").limit("api", proSpec)
         .build();
   }
 
@@ -231,7 +231,7 @@ public abstract class RateLimitStoreContract {
     Assumptions.assumeTrue(carriesStateOver());
     ManualClock clock = new ManualClock(1_767_225_600_000L);
     try (RateLimiter limiter = RateLimiter.builder().clock(clock).store(newStore(clock))
-        .limit("api", "token-bucket rate=2 period=1h").plan("pro", "api", "token-bucket rate=6 period=1h").build()) {
+        .limit("api", "token-bucket rate=2 period=1h").onPlan("pro").limit("api", "token-bucket rate=6 period=1h").build()) {
       assertThat(limiter.named("api").onPlan("pro").limit("k", 6).allowed()).isTrue();
       clock.advance(Duration.ofMinutes(30)); // pro refills 1 per 10 minutes: 3 used
       assertThat(limiter.named("api").check("k", 0).remaining()).as("3 used, capped by 2").isCloseTo(0, within(1e-3));

@@ -1,6 +1,7 @@
 package dev.ratelimit.limiter;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.lang.reflect.Constructor;
@@ -35,6 +36,26 @@ class ApiShapeTest {
           .forEach(member -> swappable.add(member.toString()));
     }
     assertThat(swappable).isEmpty();
+  }
+
+  /**
+   * The builder names a plan in a step of its own ({@code onPlan(plan).limit(name, spec)}); where
+   * a method takes a name and a spec, the two can't be swapped unnoticed: a name never parses as
+   * a spec, and a spec is never a valid name.
+   */
+  @Test
+  void theBuilder_neverTakesThreeStrings_andANameSwappedWithItsSpecIsRefusedAtOnce() {
+    List<String> swappable = new ArrayList<>();
+    for (Class<?> type : List.of(RateLimiter.Builder.class, RateLimiter.Builder.OnPlan.class)) {
+      Arrays.stream(type.getMethods()).filter(method -> method.getDeclaringClass() != Object.class)
+          .filter(method -> Arrays.stream(method.getParameterTypes()).filter(String.class::equals).count() > 2)
+          .forEach(method -> swappable.add(method.toString()));
+    }
+    assertThat(swappable).isEmpty();
+    assertThatThrownBy(() -> RateLimiter.builder().limit("token-bucket rate=5 period=1h", "api"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("invalid limit name");
+    assertThatThrownBy(() -> RateLimiter.builder().onPlan("pro").limit("10/1m", "api"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("invalid limit name");
   }
 
   @Test

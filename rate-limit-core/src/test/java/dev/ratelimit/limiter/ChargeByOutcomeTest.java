@@ -46,7 +46,7 @@ class ChargeByOutcomeTest {
   @Test
   void charge_onAPlan() {
     RateLimiter planned = RateLimiter.builder().clock(clock).limit("l", "fixed-window rate=1 period=1h")
-        .plan("pro", "l", "fixed-window rate=3 period=1h").build();
+        .onPlan("pro").limit("l", "fixed-window rate=3 period=1h").build();
     planned.named("l").onPlan("pro").charge("k", 3).settle(true);
     assertThat(planned.named("l").onPlan("pro").check("k", 0).remaining()).isZero();
     assertThat(planned.named("l").check("k", 0).remaining()).as("one state per key: 3 used, capped by 1").isEqualTo(0);

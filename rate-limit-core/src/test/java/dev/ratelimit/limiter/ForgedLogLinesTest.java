@@ -33,7 +33,7 @@ class ForgedLogLinesTest {
 
   @Test
   void unknownPlan_fromARequest_isOneQuotedLine_cutToItsStart() {
-    RateLimiter limiter = RateLimiter.builder().clock(clock).limit("api", "10/1m").plan("pro", "api", "100/1m").build();
+    RateLimiter limiter = RateLimiter.builder().clock(clock).limit("api", "10/1m").onPlan("pro").limit("api", "100/1m").build();
 
     limiter.named("api").onPlan(FORGED).limit("alice", 1);
     limiter.named("api").onPlan(FORGED + "p".repeat(5_000_000)).limit("alice", 1);

@@ -18,7 +18,7 @@ class NamedLimiterTest {
   private final ManualClock clock = ManualClock.at(Instant.parse("2026-03-01T12:00:00Z"));
   private final RateLimiter limiter = RateLimiter.builder().clock(clock)
       .limit("api", "token-bucket rate=10 period=1m")
-      .plan("pro", "api", "token-bucket rate=20 period=1m")
+      .onPlan("pro").limit("api", "token-bucket rate=20 period=1m")
       .limit("login", "fixed-window rate=3 period=15m")
       .build();
 
@@ -230,7 +230,7 @@ class NamedLimiterTest {
   @Test
   void topKeys_countUnderEveryPlan_andAreRefusedWhenNotTracked() {
     RateLimiter tracked = RateLimiter.builder().clock(clock).trackTopKeys(8, Duration.ofMinutes(1))
-        .limit("api", "token-bucket rate=10 period=1m").plan("pro", "api", "token-bucket rate=20 period=1m").build();
+        .limit("api", "token-bucket rate=10 period=1m").onPlan("pro").limit("api", "token-bucket rate=20 period=1m").build();
     tracked.named("api").limit("alice", 4);
     tracked.named("api").onPlan("pro").limit("alice", 5);
     assertThat(tracked.named("api").onPlan("pro").topKeys(5)).containsExactly(new NamedLimiter.TopKey("alice", 9, 0, 0));

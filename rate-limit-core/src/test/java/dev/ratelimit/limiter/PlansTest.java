@@ -16,7 +16,7 @@ class PlansTest {
   private RateLimiter limiter() {
     return RateLimiter.builder().clock(clock)
         .limit("api", "fixed-window rate=2 period=1h")
-        .plan("pro", "api", "fixed-window rate=5 period=1h")
+        .onPlan("pro").limit("api", "fixed-window rate=5 period=1h")
         .build();
   }
 
@@ -58,7 +58,7 @@ class PlansTest {
   @Test
   void plan_ofAnotherKind_keepsAStateOfItsOwn() {
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("api", "fixed-window rate=2 period=1h")
-        .plan("pro", "api", "sliding-window rate=5 period=1h").build();
+        .onPlan("pro").limit("api", "sliding-window rate=5 period=1h").build();
     assertThat(limiter.named("api").onPlan("pro").limit("alice", 5).allowed()).isTrue();
     assertThat(limiter.named("api").limit("alice", 2).allowed()).isTrue();
     assertThat(limiter.named("api").limit("alice", 1).allowed()).isFalse();
@@ -75,7 +75,7 @@ class PlansTest {
       }
     };
     RateLimiter.Builder builder = RateLimiter.builder().clock(clock).store(plain)
-        .limit("api", "fixed-window rate=2 period=1h").plan("pro", "api", "fixed-window rate=5 period=1h");
+        .limit("api", "fixed-window rate=2 period=1h").onPlan("pro").limit("api", "fixed-window rate=5 period=1h");
     assertThatThrownBy(builder::build).isInstanceOf(IllegalStateException.class)
         .hasMessageStartingWith("limit 'api', plan 'pro' (fixed-window rate=5 period=1h): its keys would share one state "
             + "with the default plan's (fixed-window rate=2 period=1h), but ")
@@ -105,16 +105,16 @@ class PlansTest {
 
   @Test
   void plan_namingALimitWithoutADefaultSpec_isAnErrorAtBuild() {
-    RateLimiter.Builder builder = RateLimiter.builder().limit("api", "10/1m").plan("pro", "search", "100/1m");
+    RateLimiter.Builder builder = RateLimiter.builder().limit("api", "10/1m").onPlan("pro").limit("search", "100/1m");
     assertThatThrownBy(builder::build).isInstanceOf(IllegalStateException.class)
         .hasMessage("plan 'pro' names limit 'search', which has no default spec; add limit(\"search\", spec) first");
   }
 
   @Test
   void plan_badNamesAndDuplicates_areRefused() {
-    assertThatThrownBy(() -> RateLimiter.builder().plan("Pro", "api", "10/1m"))
+    assertThatThrownBy(() -> RateLimiter.builder().onPlan("Pro").limit("api", "10/1m"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("invalid plan name 'Pro'");
-    assertThatThrownBy(() -> RateLimiter.builder().plan("pro", "api", "10/1m").plan("pro", "api", "20/1m"))
+    assertThatThrownBy(() -> RateLimiter.builder().onPlan("pro").limit("api", "10/1m").onPlan("pro").limit("api", "20/1m"))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("limit 'api' is defined twice in plan 'pro'");
   }
 

@@ -61,7 +61,7 @@ class ReplacingHookTest {
   @Test
   void replace_tellsTheStoreTheNamePlanAndLimit_once() {
     Hearing store = new Hearing(clock);
-    RateLimiter limiter = RateLimiter.builder().store(store).limit("api", "10/1h").plan("pro", "api", "100/1h").build();
+    RateLimiter limiter = RateLimiter.builder().store(store).limit("api", "10/1h").onPlan("pro").limit("api", "100/1h").build();
     assertThat(store.heard).as("building is no replacement").isEmpty();
 
     limiter.named("api").replace("20/1h");

@@ -195,7 +195,7 @@ class SettleActualTest {
   @Test
   void settleActual_onAPlan_settlesTheSharedState() {
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("tokens", "token-bucket rate=10 period=1h")
-        .plan("pro", "tokens", "token-bucket rate=100 period=1h").build();
+        .onPlan("pro").limit("tokens", "token-bucket rate=100 period=1h").build();
     limiter.named("tokens").onPlan("pro").charge("u", 10).settleActual(95);
     assertThat(limiter.named("tokens").onPlan("pro").check("u", 0).remaining()).isEqualTo(5);
     assertThat(limiter.named("tokens").check("u", 0).remaining()).as("95 used, capped by 10").isZero();

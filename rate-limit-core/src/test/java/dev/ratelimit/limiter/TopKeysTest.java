@@ -38,7 +38,7 @@ class TopKeysTest {
   void topKeys_countEachOperationThatTakesUnits_onceAndUnderTheLimitsName() throws Exception {
     RateLimiter limiter = tracking()
         .limit("api", "token-bucket rate=100 period=1h")
-        .plan("pro", "api", "fixed-window rate=100 period=1h") // a state of its own: api@pro
+        .onPlan("pro").limit("api", "fixed-window rate=100 period=1h") // a state of its own: api@pro
         .limit("hot", "token-bucket rate=100 period=1h shards=4")
         .build();
     limiter.named("api").limit("k", 1);

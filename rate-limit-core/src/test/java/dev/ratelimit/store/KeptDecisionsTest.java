@@ -58,7 +58,7 @@ class KeptDecisionsTest {
   void aKeptDenial_underOnePlan_isNotTheOtherPlansDecision() {
     RateLimiter limiter = RateLimiter.builder().clock(clock)
         .limit("api", Limit.tokenBucket(2, Duration.ofSeconds(1)))
-        .plan("pro", "api", Limit.tokenBucket(5, Duration.ofSeconds(1)))
+        .onPlan("pro").limit("api", Limit.tokenBucket(5, Duration.ofSeconds(1)))
         .build();
     limiter.named("api").limit("k", 2);
     Decision free = limiter.named("api").limit("k", 1);

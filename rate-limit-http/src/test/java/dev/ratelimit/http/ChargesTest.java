@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class ChargesTest {
   private final ManualClock clock = new ManualClock(1_700_000_000_000L);
   private final RateLimiter limiter = RateLimiter.builder().clock(clock)
-      .limit("search", "fixed-window rate=2 period=1h").plan("pro", "search", "fixed-window rate=4 period=1h")
+      .limit("search", "fixed-window rate=2 period=1h").onPlan("pro").limit("search", "fixed-window rate=4 period=1h")
       .limit("other", "fixed-window rate=10 period=1h").limit("race", "fixed-window rate=1000 period=1h").build();
 
   /** A request with headers only. */

@@ -82,7 +82,7 @@ class LimitSyncHostileIT {
 
   private RateLimiter limiter(RateLimitStore store) {
     RateLimiter limiter = RateLimiter.builder().store(store).storeFailure(FailurePolicy.CLOSED).limit("api", OLD)
-        .limit("login", LOGIN).plan("pro", "api", "token-bucket rate=30 period=1h").build();
+        .limit("login", LOGIN).onPlan("pro").limit("api", "token-bucket rate=30 period=1h").build();
     closing.add(limiter);
     return limiter;
   }

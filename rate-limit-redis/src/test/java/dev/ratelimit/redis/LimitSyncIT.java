@@ -86,7 +86,7 @@ class LimitSyncIT {
         .syncInterval(interval).build();
     RateLimiter limiter = RateLimiter.builder().store(store).storeFailure(FailurePolicy.CLOSED)
         .limit("api", OLD).limit("login", "fixed-window rate=2 period=1h")
-        .plan("pro", "api", "token-bucket rate=30 period=1h").build();
+        .onPlan("pro").limit("api", "token-bucket rate=30 period=1h").build();
     nodes.add(limiter);
     store.syncLimits(limiter);
     return limiter;

@@ -40,7 +40,7 @@ class BuilderRuleOptionsTest {
   @Test
   void plan_choosesThePlanPerRequest_andConditionWhetherTheRuleApplies() throws Exception {
     RateLimiter limiter = RateLimiter.builder().clock(clock).limit("api", "fixed-window rate=1 period=1h")
-        .plan("pro", "api", "fixed-window rate=3 period=1h").build();
+        .onPlan("pro").limit("api", "fixed-window rate=3 period=1h").build();
     RateLimitFilter filter = RateLimitFilter.builder().limiter(limiter)
         .rule("/api/*", "api", "header:X-Key", 1)
         .plan(request -> request.getHeader("X-Plan"))

@@ -18,7 +18,7 @@ final class RateLimitPlans {
             + (properties.getLimits().isEmpty() ? "none" : String.join(", ", properties.getLimits().keySet())), null);
       }
       try {
-        builder.plan(plan, name, spec);
+        builder.onPlan(plan).limit(name, spec);
       } catch (IllegalArgumentException e) {
         throw new InvalidLimitConfigurationException(property + "=" + spec + ": " + e.getMessage(), e);
       }
