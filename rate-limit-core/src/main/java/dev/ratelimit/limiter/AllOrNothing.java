@@ -1,6 +1,7 @@
 package dev.ratelimit.limiter;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.store.RateLimitStore.Charge;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +37,21 @@ record AllOrNothing(List<NamedLimiter.Call> calls, List<BoundLimit> bounds, List
       }
     }
     return decisions;
+  }
+
+  /**
+   * Each call's charge, to be settled later: its units taken when the call was admitted as a
+   * whole and not by the {@code open} policy while the store was down ({@code report} says).
+   */
+  List<PendingCharge> pending(Decisions decisions, Report report) {
+    List<PendingCharge> pending = new ArrayList<>(calls.size());
+    for (int i = 0; i < calls.size(); i++) {
+      BoundLimit bound = bounds.get(i);
+      boolean taken = decisions.allowed() && report.fallback(bound.policy()) != FailurePolicy.OPEN;
+      pending.add(new PendingCharge(bound, RateLimiter.key(calls.get(i).key()), calls.get(i).count(),
+          decisions.decisions().get(i), taken));
+    }
+    return pending;
   }
 
   Decisions decisions(List<Decision> perCharge) {

@@ -261,6 +261,43 @@ public final class RateLimiter implements AutoCloseable {
         perCharge -> plan.reported(plan.decisions(perCharge), report));
   }
 
+  /**
+   * {@link #limitAll} whose charges are settled afterwards, each on its own
+   * ({@link PendingCharge#settle}, {@link PendingCharge#settleActual}): every limit is charged or
+   * none, and each charge knows whether its units were really taken, so that a settlement never
+   * gives back what was not taken (a shadow limit's would-be denial, the {@code open} policy's
+   * admission while the store is down, a call denied as a whole).
+   *
+   * @param calls made by {@link NamedLimiter#call} on this limiter's limits
+   * @return one charge per call, in order; their decisions are {@link #limitAll}'s
+   * @throws IllegalArgumentException for a call made by another limiter
+   */
+  public List<PendingCharge> chargeAll(List<NamedLimiter.Call> calls) {
+    AllOrNothing plan = plan(calls);
+    if (plan.shadows() != null) {
+      return plan.shadows().charge(chargeAll(plan.shadows().enforced()));
+    }
+    Report report = new Report();
+    Decisions decisions = plan.decisions(limitAll(plan.charges(), plan.guarded(), report));
+    return plan.pending(plan.reported(decisions, listener == null ? null : report), report);
+  }
+
+  /** {@link #chargeAll} without blocking, for callers on an event loop. */
+  public CompletionStage<List<PendingCharge>> chargeAllAsync(List<NamedLimiter.Call> calls) {
+    AllOrNothing plan = plan(calls);
+    if (plan.shadows() != null) {
+      ShadowParts shadows = plan.shadows();
+      return chargeAllAsync(shadows.enforced()).thenCompose(shadows::chargeAsync);
+    }
+    Report report = new Report();
+    CompletionStage<List<Decision>> decided = limitAllAsync(plan.charges(), plan.guarded(), report);
+    if (listener == null) {
+      return decided.thenApply(perCharge -> plan.pending(plan.reported(plan.decisions(perCharge), null), report));
+    }
+    return listener.after(decided,
+        perCharge -> plan.pending(plan.reported(plan.decisions(perCharge), report), report));
+  }
+
   /** Forgets the key of a named limit, under every plan: it is full again. */
   void reset(String name, Slot slot, String key) {
     String k = key(key);

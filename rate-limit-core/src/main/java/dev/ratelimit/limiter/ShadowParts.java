@@ -55,8 +55,54 @@ record ShadowParts(List<NamedLimiter.Call> calls, List<BoundLimit> bounds) {
     return all.thenApply(list -> new Decisions(calls, list));
   }
 
-  private static List<Decision> add(List<Decision> list, Decision decision) {
-    list.add(decision);
+  /**
+   * {@link #decide} for {@link RateLimiter#chargeAll}: each shadow part charged on its own when
+   * the enforced parts were admitted (its charge knows whether a would-be denial took anything),
+   * else only checked, taking nothing.
+   */
+  List<PendingCharge> charge(List<PendingCharge> enforced) {
+    boolean admitted = enforced.stream().allMatch(PendingCharge::allowed);
+    List<PendingCharge> all = new ArrayList<>(calls.size());
+    int at = 0;
+    for (int i = 0; i < calls.size(); i++) {
+      NamedLimiter.Call call = calls.get(i);
+      BoundLimit bound = bounds.get(i);
+      String key = RateLimiter.key(call.key());
+      if (!bound.shadow) {
+        all.add(enforced.get(at++));
+      } else if (admitted) {
+        all.add(bound.charge(key, call.count()));
+      } else {
+        all.add(new PendingCharge(bound, key, call.count(), bound.apply(key, Operation.CHECK, call.count(), 0), false));
+      }
+    }
+    return all;
+  }
+
+  /** {@link #charge} without blocking. */
+  CompletionStage<List<PendingCharge>> chargeAsync(List<PendingCharge> enforced) {
+    boolean admitted = enforced.stream().allMatch(PendingCharge::allowed);
+    CompletionStage<List<PendingCharge>> all = CompletableFuture.completedFuture(new ArrayList<>(calls.size()));
+    int at = 0;
+    for (int i = 0; i < calls.size(); i++) {
+      NamedLimiter.Call call = calls.get(i);
+      BoundLimit bound = bounds.get(i);
+      String key = RateLimiter.key(call.key());
+      if (!bound.shadow) {
+        PendingCharge charge = enforced.get(at++);
+        all = all.thenApply(list -> add(list, charge));
+      } else if (admitted) {
+        all = all.thenCompose(list -> bound.chargeAsync(key, call.count()).thenApply(charge -> add(list, charge)));
+      } else {
+        all = all.thenCompose(list -> bound.applyAsync(key, Operation.CHECK, call.count(), 0)
+            .thenApply(decision -> add(list, new PendingCharge(bound, key, call.count(), decision, false))));
+      }
+    }
+    return all;
+  }
+
+  private static <T> List<T> add(List<T> list, T item) {
+    list.add(item);
     return list;
   }
 }

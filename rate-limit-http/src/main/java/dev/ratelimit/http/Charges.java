@@ -46,10 +46,9 @@ public final class Charges {
    * client went away without a status, by whether its handler had started (docs/design.md §2.7,
    * what cancelling costs). Each charge ends at a count: 0 (refunded: a status its rule does not
    * count, or a request that never ran), the cost header's value (settled: the difference given
-   * back or taken, into debt), or the rule's cost (kept as made). A rule charged alone goes
-   * through its {@link PendingCharge} (exact, also for a shadow limit); rules charged together
-   * through {@link NamedLimiter#refund} and {@link NamedLimiter#take}; on a front end that must
-   * not block, their asynchronous forms. A settlement the store fails leaves the charge as made.
+   * back or taken, into debt), or the rule's cost (kept as made), through its
+   * {@link PendingCharge}, which gives back only what was taken; on a front end that must not
+   * block, asynchronously. A settlement the store fails leaves the charge as made.
    */
   public static final class Settlement {
     /** Charged; the handler has not started. */
@@ -61,23 +60,17 @@ public final class Charges {
     /** A response without any cost header. */
     private static final Function<String, List<String>> NOTHING_STATED = name -> List.of();
 
-    private final RateLimiter limiter;
     private final boolean async;
     private final List<Rule> rules = new ArrayList<>();
-    private final List<String> keys = new ArrayList<>();
-    private final List<String> plans = new ArrayList<>();
     private final List<PendingCharge> pending = new ArrayList<>();
     private final AtomicInteger state = new AtomicInteger(WAITING);
 
-    Settlement(RateLimiter limiter, boolean async) {
-      this.limiter = limiter;
+    Settlement(boolean async) {
       this.async = async;
     }
 
-    void add(Rule rule, String key, String plan, PendingCharge charge) {
+    void add(Rule rule, PendingCharge charge) {
       rules.add(rule);
-      keys.add(key);
-      plans.add(plan);
       pending.add(charge);
     }
 
@@ -168,28 +161,10 @@ public final class Charges {
       Rule rule = rules.get(i);
       PendingCharge charge = pending.get(i);
       try {
-        if (charge != null) {
-          if (async) {
-            charge.settleActualAsync(count).exceptionally(failure -> settleFailed(rule, failure));
-          } else {
-            charge.settleActual(count);
-          }
-          return;
-        }
-        double excess = count - rule.cost();
-        if (excess == 0) {
-          return;
-        }
-        String key = keys.get(i);
-        String plan = plans.get(i);
-        NamedLimiter named = limiter.named(rule.limit()).onPlan(plan);
         if (async) {
-          (excess > 0 ? named.takeAsync(key, excess) : named.refundAsync(key, -excess))
-              .exceptionally(failure -> settleFailed(rule, failure));
-        } else if (excess > 0) {
-          named.take(key, excess);
+          charge.settleActualAsync(count).exceptionally(failure -> settleFailed(rule, failure));
         } else {
-          named.refund(key, -excess);
+          charge.settleActual(count);
         }
       } catch (RuntimeException e) {
         settleFailed(rule, e);
@@ -305,11 +280,16 @@ public final class Charges {
       if (!verdict.allowed()) {
         return verdict;
       }
-      Settlement settlement = new Settlement(limiter, false);
-      settlement.add(rule, keys[0], plans[0], charge);
+      Settlement settlement = new Settlement(false);
+      settlement.add(rule, charge);
       return new Verdict(true, null, 0, settlement);
     }
-    return settling(verdict(limiter.limitAll(calls(limiter)), limiter, headers, response), limiter, false);
+    List<NamedLimiter.Call> calls = calls(limiter);
+    if (!settlesAfterResponse()) {
+      return verdict(limiter.limitAll(calls), limiter, headers, response);
+    }
+    List<PendingCharge> charges = limiter.chargeAll(calls);
+    return settling(verdict(decisions(calls, charges), limiter, headers, response), charges, false);
   }
 
   /**
@@ -328,33 +308,54 @@ public final class Charges {
         if (!verdict.allowed()) {
           return verdict;
         }
-        Settlement settlement = new Settlement(limiter, true);
-        settlement.add(rule, keys[0], plans[0], charge);
+        Settlement settlement = new Settlement(true);
+        settlement.add(rule, charge);
         return new Verdict(true, null, 0, settlement);
       });
     }
     if (rules.length == 1) {
       CompletionStage<Decision> decision =
           limiter.named(rules[0].limit()).onPlan(plans[0]).limitAsync(keys[0], rules[0].cost());
-      return decision.thenApply(d -> settling(verdict(d, limiter, headers, response), limiter, true));
+      return decision.thenApply(d -> verdict(d, limiter, headers, response));
     }
-    return limiter.limitAllAsync(calls(limiter))
-        .thenApply(decisions -> settling(verdict(decisions, limiter, headers, response), limiter, true));
+    List<NamedLimiter.Call> calls = calls(limiter);
+    if (!settlesAfterResponse()) {
+      return limiter.limitAllAsync(calls).thenApply(decisions -> verdict(decisions, limiter, headers, response));
+    }
+    return limiter.chargeAllAsync(calls).thenApply(charges ->
+        settling(verdict(decisions(calls, charges), limiter, headers, response), charges, true));
   }
 
-  /** An admission with the settlement of the rules settled after the response, through the limiter. */
-  private Verdict settling(Verdict verdict, RateLimiter limiter, boolean async) {
+  /** Whether any rule is settled once the response is known ({@code charge-on}, {@code cost-header}). */
+  private boolean settlesAfterResponse() {
+    for (Rule rule : rules) {
+      if (rule.settlesAfterResponse()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Decisions decisions(List<NamedLimiter.Call> calls, List<PendingCharge> charges) {
+    List<Decision> decided = new ArrayList<>(charges.size());
+    for (PendingCharge charge : charges) {
+      decided.add(charge.decision());
+    }
+    return new Decisions(calls, decided);
+  }
+
+  /** An admission with the settlement of the rules settled after the response, each through its charge. */
+  private Verdict settling(Verdict verdict, List<PendingCharge> charges, boolean async) {
     if (!verdict.allowed()) {
       return verdict;
     }
-    Settlement settlement = null;
+    Settlement settlement = new Settlement(async);
     for (int i = 0; i < rules.length; i++) {
       if (rules[i].settlesAfterResponse()) {
-        settlement = settlement != null ? settlement : new Settlement(limiter, async);
-        settlement.add(rules[i], keys[i], plans[i], null);
+        settlement.add(rules[i], charges.get(i));
       }
     }
-    return settlement == null ? verdict : new Verdict(true, null, 0, settlement);
+    return new Verdict(true, null, 0, settlement);
   }
 
   /** The one rule's decision, on the response's headers unless its limit is a shadow one. */

@@ -22,7 +22,8 @@ class ChargesTest {
   private final ManualClock clock = new ManualClock(1_700_000_000_000L);
   private final RateLimiter limiter = RateLimiter.builder().clock(clock)
       .limit("search", "fixed-window rate=2 period=1h").onPlan("pro").limit("search", "fixed-window rate=4 period=1h")
-      .limit("other", "fixed-window rate=10 period=1h").limit("race", "fixed-window rate=1000 period=1h").build();
+      .limit("other", "fixed-window rate=10 period=1h").limit("race", "fixed-window rate=1000 period=1h")
+      .limit("watch", "fixed-window rate=3 period=1h mode=shadow").build();
 
   /** A request with headers only. */
   private record FakeRequest(Map<String, String> headers) implements Request {
@@ -150,6 +151,31 @@ class ChargesTest {
 
     spendAsync(rules, "ann").settlement().cancel();
     assertThat(limiter.named("search").check("ann", 0).remaining()).isEqualTo(1);
+  }
+
+  /**
+   * Rules charged together, one a shadow limit: a request its would-be denial admitted took
+   * nothing from it, so refunding that request gives nothing back to it, blocking or not.
+   */
+  @Test
+  void settlementOfRulesChargedTogether_givesAShadowLimitBackOnlyWhatItTook() throws Exception {
+    for (boolean async : new boolean[] {false, true}) {
+      String user = async ? "async-user" : "sync-user";
+      Rule shadow = Rule.of(UrlPattern.parse("/*"), "watch", limiter.limits(), limiter.plans(), Keys.header("X-User"), 2,
+          new RuleOptions(null, ChargeOn.parse("401"), null, null));
+      Rule[] rules = {rule("other", Keys.header("X-User"), new RuleOptions(null, ChargeOn.parse("401"), null, null)), shadow};
+      Charges.Verdict first = async ? spendAsync(rules, user) : Charges.of(rules, request("X-User", user), MissingKey.GLOBAL)
+          .spend(limiter, RateLimitHeaders.DEFAULT, new FakeResponse());
+      Charges.Verdict second = async ? spendAsync(rules, user) : Charges.of(rules, request("X-User", user), MissingKey.GLOBAL)
+          .spend(limiter, RateLimitHeaders.DEFAULT, new FakeResponse());
+      assertThat(second.allowed()).as("a shadow limit never denies").isTrue();
+      assertThat(limiter.named("watch").check(user, 0).remaining()).as("only the first took 2 of 3").isEqualTo(1);
+
+      second.settlement().settle(200); // not counted: refunded
+      first.settlement().settle(401);  // counted: kept
+      assertThat(limiter.named("watch").check(user, 0).remaining()).as(user).isEqualTo(1);
+      assertThat(limiter.named("other").check(user, 0).remaining()).as(user).isEqualTo(9);
+    }
   }
 
   @Test
