@@ -81,6 +81,21 @@ public record ClientSees(int status, Function<String, String> header, String bod
     return this;
   }
 
+  /**
+   * The 503 of a decision the store refused to queue, too many waiting for it (§6.5):
+   * {@code Retry-After: 1}, no rate limit headers.
+   */
+  public ClientSees isBusy(String limit, String instance) {
+    assertThat(status).as("status").isEqualTo(503);
+    assertThat(header.apply("Retry-After")).as("Retry-After").isEqualTo("1");
+    isProblemJson();
+    hasNoRateLimitHeaders();
+    assertThat(body).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,"
+        + "\"detail\":\"Rate limit '" + limit + "' can't be checked now: too many decisions are waiting for its store; "
+        + "retry in 1 s\",\"instance\":\"" + instance + "\",\"limit\":\"" + limit + "\",\"retryAfter\":1}");
+    return this;
+  }
+
   private void isProblemJson() {
     assertThat(header.apply("Content-Type")).as("Content-Type").startsWith("application/problem+json");
   }
