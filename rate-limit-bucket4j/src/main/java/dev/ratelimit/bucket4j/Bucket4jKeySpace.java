@@ -5,6 +5,7 @@ import dev.ratelimit.Limit;
 import dev.ratelimit.Operation;
 import dev.ratelimit.StoreUnavailableException;
 import dev.ratelimit.algorithm.LimitKind;
+import dev.ratelimit.internal.Futures;
 import dev.ratelimit.store.KeySpace;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.BucketConfiguration;
@@ -189,7 +190,7 @@ final class Bucket4jKeySpace implements KeySpace {
       if (failure == null) {
         return result;
       }
-      Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+      Throwable cause = Futures.cause(failure);
       throw cause instanceof IllegalArgumentException e ? tooLongToRepay(taking, e) : new CompletionException(cause);
     }).thenCompose(result -> {
       BucketReading after = taken(result, taking);

@@ -2,6 +2,7 @@ package dev.ratelimit.spring;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.internal.Futures;
 import dev.ratelimit.limiter.Decisions;
 import dev.ratelimit.limiter.NamedLimiter;
 import dev.ratelimit.limiter.RateLimiter;
@@ -10,7 +11,6 @@ import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -145,7 +145,7 @@ public class RateLimitedAspect {
         running = CompletableFuture.failedFuture(failure);
       }
       running.whenComplete((result, failure) -> {
-        Throwable cause = failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure;
+        Throwable cause = Futures.cause(failure);
         double[] counts;
         try {
           counts = evaluator.settledCounts(limited, evaluated, result, cause);
@@ -212,7 +212,7 @@ public class RateLimitedAspect {
    */
   static <T> CompletionStage<T> busyNamed(CompletionStage<T> decision, List<NamedLimiter.Call> calls) {
     return decision.exceptionallyCompose(failure -> {
-      Throwable cause = failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure;
+      Throwable cause = Futures.cause(failure);
       return CompletableFuture.failedFuture(cause instanceof RejectedExecutionException refused
           && !(refused instanceof RateLimitBusyException) ? new RateLimitBusyException(calls.get(0).limit(), refused)
           : failure);

@@ -14,6 +14,7 @@ import dev.ratelimit.http.RuleSettings;
 import dev.ratelimit.http.RuleSetup;
 import dev.ratelimit.http.UrlPattern;
 import dev.ratelimit.http.builder.FilterBuilder;
+import dev.ratelimit.internal.Futures;
 import dev.ratelimit.limiter.RateLimiter;
 import java.security.Principal;
 import java.util.HashMap;
@@ -22,7 +23,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.core.Ordered;
@@ -198,16 +198,11 @@ public final class RateLimitWebFilter implements WebFilter, Ordered {
   }
 
   private static boolean busy(Throwable failure) {
-    return cause(failure) instanceof RejectedExecutionException;
+    return Futures.cause(failure) instanceof RejectedExecutionException;
   }
 
   private static boolean storeUnavailable(Throwable failure) {
-    return cause(failure) instanceof StoreUnavailableException;
-  }
-
-  /** What the store failed with, out of the future's wrapper. */
-  private static Throwable cause(Throwable failure) {
-    return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    return Futures.cause(failure) instanceof StoreUnavailableException;
   }
 
   private static Mono<Void> refuse(Problem problem, ServerWebExchange exchange, ExchangeResponse response) {

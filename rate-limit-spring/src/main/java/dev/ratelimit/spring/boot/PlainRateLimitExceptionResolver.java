@@ -3,6 +3,7 @@ package dev.ratelimit.spring.boot;
 import dev.ratelimit.Clock;
 import dev.ratelimit.RateLimitExceededException;
 import dev.ratelimit.http.Problem;
+import dev.ratelimit.http.RateLimitHeaders;
 import dev.ratelimit.spring.RateLimitBusyException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -16,8 +17,6 @@ import java.util.Map;
  * bad count a 400.
  */
 final class PlainRateLimitExceptionResolver extends AbstractRateLimitExceptionResolver {
-  private static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
-
   PlainRateLimitExceptionResolver(Clock clock) {
     super(clock);
   }
@@ -26,19 +25,13 @@ final class PlainRateLimitExceptionResolver extends AbstractRateLimitExceptionRe
   void rateLimited(HttpServletRequest request, HttpServletResponse response, RateLimitExceededException exceeded)
       throws IOException {
     // whole seconds, at least 1, never earlier than the decision's wait
-    long retryAfter = Math.max(1, (exceeded.decision().retryAfterMillis() + 999) / 1000);
-    response.setHeader("Retry-After", Long.toString(retryAfter));
-    ProblemJson.write(response, 429, QUOTA_EXCEEDED, "Too Many Requests", "Rate limit '"
-        + exceeded.limitName() + "' exceeded; retry in " + retryAfter + " s", request.getRequestURI(),
-        Map.of("limit", exceeded.limitName(), "retryAfter", retryAfter));
+    long retryAfter = Math.max(1, RateLimitHeaders.seconds(exceeded.decision().retryAfterMillis()));
+    ProblemJson.write(response, Problem.rateLimited(exceeded.limitName(), retryAfter), request.getRequestURI());
   }
 
   @Override
   void busy(HttpServletRequest request, HttpServletResponse response, RateLimitBusyException busy) throws IOException {
-    Problem problem = Problem.busy(busy.limitName(), 1);
-    response.setHeader("Retry-After", "1");
-    ProblemJson.write(response, problem.status(), problem.type(), problem.title(), problem.detail(),
-        request.getRequestURI(), Map.of("limit", busy.limitName(), "retryAfter", 1));
+    ProblemJson.write(response, Problem.busy(busy.limitName(), 1), request.getRequestURI());
   }
 
   @Override

@@ -17,7 +17,17 @@ final class ProblemJson {
 
   static void write(HttpServletResponse response, int status, String type, String title, String detail,
       String instance, Map<String, ?> members) throws IOException {
-    byte[] body = Problem.json(status, type, title, detail, instance, members).getBytes(StandardCharsets.UTF_8);
+    write(response, status, Problem.json(status, type, title, detail, instance, members));
+  }
+
+  /** A refusal every front end words alike (§6.5): its {@code Retry-After} and its body. */
+  static void write(HttpServletResponse response, Problem problem, String instance) throws IOException {
+    response.setHeader("Retry-After", Long.toString(problem.retryAfterSeconds()));
+    write(response, problem.status(), problem.toJson(instance));
+  }
+
+  private static void write(HttpServletResponse response, int status, String json) throws IOException {
+    byte[] body = json.getBytes(StandardCharsets.UTF_8);
     response.setStatus(status);
     response.setContentType(Problem.CONTENT_TYPE);
     response.setContentLength(body.length);
